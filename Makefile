@@ -1,0 +1,59 @@
+# PGXS build of the bloomfilter extension, plus the server-free tests.
+#
+#   make && make install && make installcheck   against your own server
+#   make unittest                               core tests, no server
+#   make leveldbtest                            core vs. libleveldb (libleveldb-dev)
+#   scripts/test.sh                             everything, on a throw-away cluster
+
+EXTENSION = bloomfilter
+MODULE_big = bloomfilter
+DATA = bloomfilter--1.0.sql
+
+CORE_OBJS = src/bloom_hash.o src/bloom_filter.o src/bloom_hex.o src/bloom_state.o
+OBJS = $(CORE_OBJS) \
+	src/bloom_pg.o src/bloomfilter_io.o src/bloom_agg_state.o src/bloom_agg.o \
+	src/bloom_probe.o
+
+REGRESS = bloomfilter_type bloom_agg bloom_probe bloom_agg_state bloom_agg_parallel
+REGRESS_OPTS = --load-extension=$(EXTENSION)
+
+PG_CFLAGS += -Wall -Wextra
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# ---- server-free tests of the core -------------------------------------
+
+CORE_SRCS = $(CORE_OBJS:.o=.c)
+TEST_CC ?= cc
+TEST_CXX ?= c++
+TEST_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror
+TEST_CXXFLAGS ?= -std=gnu++17 -O2 -g -Wall -Wextra -Werror
+
+test/unit/test_core: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h $(CORE_SRCS) src/bloom_core.h src/bloom_state.h
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS)
+
+unittest: test/unit/test_core
+	test/unit/test_core test/data/vectors
+
+test/unit/vectors2tsv: test/unit/vectors2tsv.c test/unit/vectors.c test/unit/vectors.h $(CORE_SRCS) src/bloom_core.h
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc -o $@ test/unit/vectors2tsv.c test/unit/vectors.c $(CORE_SRCS)
+
+# The core is C and is compiled as C, into objects of its own: PGXS's
+# src/*.o carry the server's flags and must not be mixed in.
+LEVELDB_DIFF_CORE_OBJS = $(patsubst src/%.c,test/leveldb/obj/%.o,$(CORE_SRCS))
+
+$(LEVELDB_DIFF_CORE_OBJS): test/leveldb/obj/%.o: src/%.c src/bloom_core.h src/bloom_state.h
+	@mkdir -p $(@D)
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc -c -o $@ $<
+
+test/leveldb/leveldb_diff: test/leveldb/leveldb_diff.cc src/bloom_core.h $(LEVELDB_DIFF_CORE_OBJS)
+	$(TEST_CXX) $(TEST_CXXFLAGS) -Isrc -o $@ test/leveldb/leveldb_diff.cc $(LEVELDB_DIFF_CORE_OBJS) -lleveldb
+
+leveldbtest: test/leveldb/leveldb_diff
+	test/leveldb/leveldb_diff check
+
+.PHONY: unittest leveldbtest
+
+EXTRA_CLEAN = test/unit/test_core test/unit/vectors2tsv test/leveldb/leveldb_diff test/leveldb/obj

@@ -1,0 +1,183 @@
+/*
+ * bloom_agg.c
+ *		bloom_agg(key, bits_per_key): transition, combine and final functions.
+ *
+ * The state keeps only 32-bit key hashes, because the filter's size depends
+ * on the total number of keys, known only at the end.  The filter bits are
+ * an OR over keys, so the result is the same for any order of the rows and
+ * any split of them between partial aggregates.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "bloom_agg_state.h"
+#include "bloom_pg.h"
+
+PG_FUNCTION_INFO_V1(bloom_agg_transfn);
+PG_FUNCTION_INFO_V1(bloom_agg_combinefn);
+PG_FUNCTION_INFO_V1(bloom_agg_finalfn);
+
+/* Hashes set between checks for a cancel in the final function. */
+#define FINAL_INTERRUPT_BATCH	(1 << 20)
+
+static MemoryContext
+aggregate_context(FunctionCallInfo fcinfo, const char *funcname)
+{
+	MemoryContext aggcontext;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s can only be called as part of an aggregate", funcname)));
+	return aggcontext;
+}
+
+static void
+check_same_bits_per_key(int32 state_bpk, int32 other_bpk)
+{
+	if (state_bpk != other_bpk)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloom_agg bits_per_key must be the same for every row of a group"),
+				 errdetail("The group started with %d bits per key and then got %d.",
+						   state_bpk, other_bpk)));
+}
+
+/*
+ * The state we may append to: the read/write expanded state the executor
+ * hands back row after row, or else (first row, or a flat or read-only
+ * input) a new one in the aggregate context holding a copy.
+ */
+static BloomAggState *
+writable_state(FunctionCallInfo fcinfo, int32 bits_per_key, const char *funcname)
+{
+	MemoryContext aggcontext = aggregate_context(fcinfo, funcname);
+	BloomAggState *state;
+	BloomAggStateView input;
+
+	if (PG_ARGISNULL(0))
+		return bloom_agg_state_create(aggcontext, bits_per_key);
+
+	state = bloom_agg_state_if_rw(PG_GETARG_DATUM(0));
+	if (state != NULL)
+		return state;
+
+	bloom_agg_state_view(PG_GETARG_DATUM(0), &input);
+	state = bloom_agg_state_create(aggcontext, input.bits_per_key);
+	bloom_agg_state_append_all(state, &input);
+	return state;
+}
+
+/*
+ * bloom_agg_transfn(state, key text|bytea, bits_per_key integer)
+ *
+ * Per row: one hash and one store, no allocation but the amortised growth
+ * of the hash array.  The key is hashed as its raw bytes (text in the
+ * database encoding), read in place.
+ */
+Datum
+bloom_agg_transfn(PG_FUNCTION_ARGS)
+{
+	BloomAggState *state;
+	struct varlena *key;
+	int32		bits_per_key;
+
+	if (PG_ARGISNULL(1))
+	{
+		/* NULL keys are skipped, and leave the state as it was */
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("bits_per_key must not be null"),
+				 errhint("LevelDB filters use 10 bits per key for about 1%% false positives.")));
+	bits_per_key = PG_GETARG_INT32(2);
+
+	if (PG_ARGISNULL(0))
+		bloom_check_bits_per_key(bits_per_key);
+	state = writable_state(fcinfo, bits_per_key, "bloom_agg_transfn");
+	check_same_bits_per_key(state->bits_per_key, bits_per_key);
+
+	key = PG_GETARG_VARLENA_PP(1);
+	bloom_agg_state_append(state,
+						   bloom_key_hash(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key)));
+	PG_RETURN_DATUM(EOHPGetRWDatum(&state->hdr));
+}
+
+/*
+ * bloom_agg_combinefn(state, state): the keys of both.  The second input is
+ * only read; the first is appended to in place when it is our read/write
+ * expanded state, otherwise copied first.
+ */
+Datum
+bloom_agg_combinefn(PG_FUNCTION_ARGS)
+{
+	BloomAggState *state;
+	BloomAggStateView other;
+
+	if (PG_ARGISNULL(1))
+	{
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	bloom_agg_state_view(PG_GETARG_DATUM(1), &other);
+
+	if (PG_ARGISNULL(0))
+		state = bloom_agg_state_create(aggregate_context(fcinfo, "bloom_agg_combinefn"),
+									   other.bits_per_key);
+	else
+		state = writable_state(fcinfo, other.bits_per_key, "bloom_agg_combinefn");
+	check_same_bits_per_key(state->bits_per_key, other.bits_per_key);
+
+	bloom_agg_state_append_all(state, &other);
+	PG_RETURN_DATUM(EOHPGetRWDatum(&state->hdr));
+}
+
+/*
+ * bloom_agg_finalfn(state): the LevelDB filter of all keys.  Only reads the
+ * state, so it can run once per row of a window.
+ */
+Datum
+bloom_agg_finalfn(PG_FUNCTION_ARGS)
+{
+	BloomAggStateView view;
+	bloom_geometry geometry;
+	bloom_status status;
+	bytea	   *result;
+	uint8	   *filter;
+	uint64		done;
+
+	bloom_agg_state_view(PG_GETARG_DATUM(0), &view);
+
+	status = bloom_geometry_for(view.nhashes, view.bits_per_key, &geometry);
+	if (status != BLOOM_OK)
+		bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED, "bloom_agg state");
+	if (geometry.filter_bytes > MaxAllocSize - VARHDRSZ)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("bloom filter too large"),
+				 errdetail("The filter of " UINT64_FORMAT " keys at %d bits per key needs " UINT64_FORMAT " bytes; a value is limited to %zu bytes.",
+						   view.nhashes, view.bits_per_key,
+						   geometry.filter_bytes, (Size) (MaxAllocSize - VARHDRSZ)),
+				 errhint("Use fewer bits per key, or split the keys into several filters.")));
+
+	result = palloc0(VARHDRSZ + geometry.filter_bytes);
+	SET_VARSIZE(result, VARHDRSZ + geometry.filter_bytes);
+	filter = (uint8 *) VARDATA(result);
+
+	/* in batches, so that a cancel stops a final over a billion keys */
+	for (done = 0; done < view.nhashes; done += FINAL_INTERRUPT_BATCH)
+	{
+		CHECK_FOR_INTERRUPTS();
+		bloom_build_from_hashes(filter, &geometry, view.hashes + done,
+								Min(view.nhashes - done, FINAL_INTERRUPT_BATCH));
+	}
+	filter[geometry.filter_bytes - 1] = (uint8) geometry.k;
+	PG_RETURN_POINTER(result);
+}

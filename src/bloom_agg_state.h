@@ -1,0 +1,63 @@
+/*
+ * bloom_agg_state.h
+ *		bloom_agg's transition state: an ordinary SQL type (bloom_agg_state)
+ *		with an expanded in-memory form.
+ *
+ * An ordinary type, not internal, so that the state can leave the process
+ * as a plain value: parallel workers and Citus worker nodes send partial
+ * states to be combined.  Its flat form is the serialized layout of
+ * bloom_state.h.  While aggregating, it is an expanded object (a growable
+ * array of 32-bit key hashes in its own memory context, a child of the
+ * aggregate context), so that appending a key costs O(1) amortised and the
+ * executor neither copies nor frees the state per row.
+ *
+ * Include after postgres.h.
+ */
+#ifndef BLOOM_AGG_STATE_H
+#define BLOOM_AGG_STATE_H
+
+#include "utils/expandeddatum.h"
+
+typedef struct BloomAggState
+{
+	ExpandedObjectHeader hdr;
+	int32		bits_per_key;
+	uint64		nhashes;
+	uint64		capacity;		/* hashes allocated */
+	uint32	   *hashes;			/* in hdr.eoh_context */
+} BloomAggState;
+
+/* A read-only look at any state datum, flat or expanded. */
+typedef struct BloomAggStateView
+{
+	int32		bits_per_key;
+	uint64		nhashes;
+	const uint32 *hashes;		/* native byte order */
+} BloomAggStateView;
+
+/* A new, empty expanded state in a new child context of parent. */
+extern BloomAggState *bloom_agg_state_create(MemoryContext parent,
+											 int32 bits_per_key);
+
+/* Our expanded state if d is a read/write pointer to one, else NULL. */
+extern BloomAggState *bloom_agg_state_if_rw(Datum d);
+
+/* The state behind any datum of type bloom_agg_state, checked. */
+extern void bloom_agg_state_view(Datum d, BloomAggStateView *view);
+
+/* Make room for at least extra more hashes (geometric growth). */
+extern void bloom_agg_state_reserve(BloomAggState *state, uint64 extra);
+
+static inline void
+bloom_agg_state_append(BloomAggState *state, uint32 hash)
+{
+	if (unlikely(state->nhashes == state->capacity))
+		bloom_agg_state_reserve(state, 1);
+	state->hashes[state->nhashes++] = hash;
+}
+
+/* Append every hash of another state (which must not be state itself). */
+extern void bloom_agg_state_append_all(BloomAggState *state,
+									   const BloomAggStateView *other);
+
+#endif							/* BLOOM_AGG_STATE_H */

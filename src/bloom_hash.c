@@ -1,0 +1,72 @@
+/*
+ * bloom_hash.c
+ *		LevelDB's Hash() from util/hash.cc, as released since 1.18.
+ *
+ * Earlier LevelDB releases (and RocksDB) sign-extended the 1-3 tail bytes,
+ * which changes the hash of any key whose tail has a byte >= 0x80; the
+ * filters we must match are written by current LevelDB, so the tail is
+ * read as unsigned bytes.
+ */
+#include "bloom_core.h"
+
+#include <string.h>
+
+#define LEVELDB_HASH_M	UINT32_C(0xc6a4a793)
+#define LEVELDB_HASH_R	24
+
+/*
+ * LevelDB's DecodeFixed32: the word is little-endian on every platform.
+ * memcpy keeps the load legal at any alignment; compilers turn it into one
+ * load on little-endian machines.
+ */
+static inline uint32_t
+load_le32(const unsigned char *p)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint32_t	w;
+
+	memcpy(&w, p, sizeof(w));
+	return w;
+#else
+	return (uint32_t) p[0] |
+		((uint32_t) p[1] << 8) |
+		((uint32_t) p[2] << 16) |
+		((uint32_t) p[3] << 24);
+#endif
+}
+
+uint32_t
+bloom_leveldb_hash(const void *data, size_t len, uint32_t seed)
+{
+	const unsigned char *p = data;
+	const unsigned char *limit = p + len;
+
+	/* LevelDB multiplies in size_t and keeps the low 32 bits. */
+	uint32_t	h = seed ^ ((uint32_t) len * LEVELDB_HASH_M);
+
+	while (limit - p >= 4)
+	{
+		h += load_le32(p);
+		p += 4;
+		h *= LEVELDB_HASH_M;
+		h ^= (h >> 16);
+	}
+
+	switch (limit - p)
+	{
+		case 3:
+			h += (uint32_t) p[2] << 16;
+			/* FALLTHROUGH */
+		case 2:
+			h += (uint32_t) p[1] << 8;
+			/* FALLTHROUGH */
+		case 1:
+			h += (uint32_t) p[0];
+			h *= LEVELDB_HASH_M;
+			h ^= (h >> LEVELDB_HASH_R);
+			break;
+		default:
+			break;
+	}
+	return h;
+}

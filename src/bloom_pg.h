@@ -1,0 +1,42 @@
+/*
+ * bloom_pg.h
+ *		What the SQL-facing files share: the bloomfilter datum and the one
+ *		place where core status codes become PostgreSQL errors.
+ *
+ * Include after postgres.h.
+ */
+#ifndef BLOOM_PG_H
+#define BLOOM_PG_H
+
+#include "fmgr.h"
+
+#include "bloom_core.h"
+
+/*
+ * A bloomfilter datum is a plain varlena whose payload is exactly the
+ * LevelDB filter bytes, so it is read in place, short header or not.
+ */
+#define DatumGetBloomFilterPP(X)	((bytea *) PG_DETOAST_DATUM_PACKED(X))
+#define PG_GETARG_BLOOMFILTER_PP(n) DatumGetBloomFilterPP(PG_GETARG_DATUM(n))
+#define BloomFilterBytes(f)			((const uint8 *) VARDATA_ANY(f))
+#define BloomFilterLength(f)		((Size) VARSIZE_ANY_EXHDR(f))
+
+/*
+ * The validator every input path shares (text, binary, casts): returns if
+ * the bytes form a filter LevelDB could have written, and otherwise raises
+ * sqlstate naming the rule broken.
+ */
+extern void bloomfilter_check(const uint8 *bytes, Size len, int sqlstate);
+
+/* bloomfilter_check, then a new bloomfilter datum holding a copy. */
+extern bytea *bloomfilter_from_bytes(const uint8 *bytes, Size len,
+									 int sqlstate);
+
+/* Raise an ERROR for a failed core status, in the given input context. */
+extern void bloom_report_invalid(bloom_status status, int sqlstate,
+								 const char *what) pg_attribute_noreturn();
+
+/* ERROR unless bits_per_key is one LevelDB accepts (>= 0). */
+extern void bloom_check_bits_per_key(int64 bits_per_key);
+
+#endif							/* BLOOM_PG_H */
