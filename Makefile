@@ -12,7 +12,7 @@ DATA = bloomfilter--1.0.sql
 CORE_OBJS = src/bloom_hash.o src/bloom_filter.o src/bloom_hex.o src/bloom_state.o
 OBJS = $(CORE_OBJS) \
 	src/bloom_pg.o src/bloomfilter_io.o src/bloom_agg_state.o src/bloom_agg.o \
-	src/bloom_probe.o
+	src/bloom_probe.o src/bloom_filter_cache.o
 
 REGRESS = bloomfilter_type bloom_agg bloom_probe bloom_agg_state bloom_agg_parallel
 REGRESS_OPTS = --load-extension=$(EXTENSION)

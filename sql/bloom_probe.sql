@@ -51,6 +51,37 @@ SELECT count(*) AS candidates,
   LEFT JOIN members m ON m.k = l.k
  WHERE l.k <~ (SELECT f FROM filters WHERE name = 'members-10');
 
+-- Filters stored out of line (over 1 MB each), probed row after row with
+-- the filter changing between rows: each stored value is detoasted once and
+-- reused while it stays the same, and a different value is never mistaken
+-- for the cached one.
+CREATE TABLE stored (id int PRIMARY KEY, f bloomfilter);
+INSERT INTO stored
+  SELECT 1, bloom_agg('a' || i, 10) FROM generate_series(1, 1000000) i
+  UNION ALL
+  SELECT 2, bloom_agg('b' || i, 10) FROM generate_series(1, 1000000) i;
+SELECT id, pg_column_size(f) > 1000000 AS over_1mb FROM stored ORDER BY id;
+CREATE TABLE probe_rows AS
+  SELECT n, 1 + n % 2 AS id, (CASE n % 2 WHEN 0 THEN 'a' ELSE 'b' END) || n AS k
+    FROM generate_series(1, 4000) n;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+-- the filter alternates from one probe row to the next
+EXPLAIN (COSTS OFF) SELECT count(*) FROM probe_rows p JOIN stored s ON s.id = p.id;
+SELECT count(*) AS probes,
+       count(*) FILTER (WHERE p.k <~ s.f) AS members_found,
+       count(*) FILTER (WHERE s.f ~> p.k) AS members_found_commuted
+  FROM probe_rows p JOIN stored s ON s.id = p.id;
+-- and the other filter does not hold them (about 1% false positives)
+SELECT count(*) FILTER (WHERE p.k <~ s.f) < 100 AS strangers_mostly_rejected
+  FROM probe_rows p JOIN stored s ON s.id = 3 - p.id;
+-- a scalar subquery hands over the stored value's TOAST pointer
+SELECT count(*) FILTER (WHERE k <~ (SELECT f FROM stored WHERE id = 1)) AS found_via_subquery
+  FROM probe_rows WHERE id = 1;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+DROP TABLE stored, probe_rows;
+
 -- The operators are each other's commutators.
 SELECT o.oprname, o.oprleft::regtype, o.oprright::regtype, c.oprname AS commutator
   FROM pg_operator o JOIN pg_operator c ON c.oid = o.oprcom

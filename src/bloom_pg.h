@@ -32,6 +32,12 @@ extern void bloomfilter_check(const uint8 *bytes, Size len, int sqlstate);
 extern bytea *bloomfilter_from_bytes(const uint8 *bytes, Size len,
 									 int sqlstate);
 
+/*
+ * Filter argument argno of a function called row after row: read in place
+ * when inline, detoasted once per call site when stored out of line.
+ */
+extern bytea *bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno);
+
 /* Raise an ERROR for a failed core status, in the given input context. */
 extern void bloom_report_invalid(bloom_status status, int sqlstate,
 								 const char *what) pg_attribute_noreturn();

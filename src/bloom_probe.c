@@ -3,9 +3,10 @@
  *		The may-contain operators: key <~ filter and filter ~> key.
  *
  * Called once per row of a scan or join, so nothing here allocates or
- * copies: the key and the filter are read in place (the _PP accessors only
- * copy a value that is compressed or stored out of line).  text and bytea
- * keys share one function because both are hashed as their raw bytes.
+ * copies per row: the key is read in place (the _PP accessor copies only a
+ * compressed or out-of-line key), and the filter is read in place or, when
+ * stored out of line, detoasted once per call site.  text and bytea keys
+ * share one function because both are hashed as their raw bytes.
  */
 #include "postgres.h"
 
@@ -25,7 +26,7 @@ may_contain(bytea *filter, struct varlena *key)
 Datum
 bloom_key_may_match(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(may_contain(PG_GETARG_BLOOMFILTER_PP(1),
+	PG_RETURN_BOOL(may_contain(bloom_filter_arg_cached(fcinfo, 1),
 							   PG_GETARG_VARLENA_PP(0)));
 }
 
@@ -33,6 +34,6 @@ bloom_key_may_match(PG_FUNCTION_ARGS)
 Datum
 bloom_filter_may_contain(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(may_contain(PG_GETARG_BLOOMFILTER_PP(0),
+	PG_RETURN_BOOL(may_contain(bloom_filter_arg_cached(fcinfo, 0),
 							   PG_GETARG_VARLENA_PP(1)));
 }
