@@ -43,10 +43,10 @@ bloom_geometry_for(uint64_t nkeys, int64_t bits_per_key,
 	bits = nkeys * (uint64_t) bits_per_key;
 	if (bits < BLOOM_MIN_BITS)
 		bits = BLOOM_MIN_BITS;
-	/* (bits + 7) / 8 without overflowing near UINT64_MAX */
-	bytes = bits / 8 + (bits % 8 != 0);
-	if (bytes == UINT64_MAX)
+	/* rounding up to whole bytes must not wrap the bit count to 0 */
+	if (bits > UINT64_MAX - 7)
 		return BLOOM_ERR_SIZE_OVERFLOW;
+	bytes = (bits + 7) / 8;
 
 	geometry->filter_bytes = bytes + 1;
 	geometry->bits = bytes * 8;

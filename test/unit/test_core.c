@@ -1,0 +1,1452 @@
+/*
+ * test_core.c
+ *		Server-free tests of the bloom filter core.
+ *
+ *		test/unit/test_core VECTOR_DIR
+ *
+ * First every LevelDB known-answer vector (test/data/vectors), then edge
+ * cases the vectors cannot reach: sizes near 2^64, filters beyond 2^32
+ * bits, the text form and the aggregate state.  Expected values come from
+ * the vectors or from the format's rules, restated here independently of
+ * src/ (sizes in 128-bit arithmetic, for instance), never from running the
+ * core.  Prints one line per failed check and ends with
+ * "unit: N passed, N failed"; exits 1 if anything failed.
+ */
+#define _GNU_SOURCE				/* MAP_NORESERVE, MAP_ANONYMOUS */
+
+#include "bloom_core.h"
+#include "bloom_state.h"
+#include "vectors.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* ---- bookkeeping ------------------------------------------------------ */
+
+/* A broken case could otherwise print thousands of probe lines. */
+#define MAX_FAIL_LINES	10
+
+static unsigned long n_passed;
+static unsigned long n_failed;
+
+static const char *group_name;
+static unsigned long group_passed;
+static unsigned long group_failed;
+
+static char test_name[200];
+static bool test_failed;
+static unsigned test_fail_lines;
+
+static void
+group_begin(const char *name)
+{
+	group_name = name;
+	group_passed = group_failed = 0;
+}
+
+static void
+group_end(void)
+{
+	if (group_failed == 0)
+		printf("ok   %s: %lu tests\n", group_name, group_passed);
+	else
+		printf("FAIL %s: %lu of %lu tests failed\n", group_name,
+			   group_failed, group_passed + group_failed);
+}
+
+static void
+test_begin(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static void
+test_begin(const char *fmt, ...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(test_name, sizeof(test_name), fmt, ap);
+	va_end(ap);
+	test_failed = false;
+	test_fail_lines = 0;
+}
+
+static void
+vfail(const char *fmt, va_list ap)
+{
+	test_failed = true;
+	if (test_fail_lines < MAX_FAIL_LINES)
+	{
+		printf("FAIL %s: %s: ", group_name, test_name);
+		vprintf(fmt, ap);
+		putchar('\n');
+	}
+	else if (test_fail_lines == MAX_FAIL_LINES)
+		printf("FAIL %s: %s: (further failures of this test not shown)\n",
+			   group_name, test_name);
+	test_fail_lines++;
+}
+
+static void
+fail(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+static void
+fail(const char *fmt, ...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vfail(fmt, ap);
+	va_end(ap);
+}
+
+/* Fail the current test with the message unless cond holds. */
+static bool
+check(bool cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static bool
+check(bool cond, const char *fmt, ...)
+{
+	va_list		ap;
+
+	if (!cond)
+	{
+		va_start(ap, fmt);
+		vfail(fmt, ap);
+		va_end(ap);
+	}
+	return cond;
+}
+
+static void
+test_end(void)
+{
+	if (test_failed)
+	{
+		n_failed++;
+		group_failed++;
+	}
+	else
+	{
+		n_passed++;
+		group_passed++;
+	}
+}
+
+static const char *
+status_name(bloom_status s)
+{
+	switch (s)
+	{
+		case BLOOM_OK:
+			return "BLOOM_OK";
+		case BLOOM_ERR_NEGATIVE_BITS_PER_KEY:
+			return "BLOOM_ERR_NEGATIVE_BITS_PER_KEY";
+		case BLOOM_ERR_SIZE_OVERFLOW:
+			return "BLOOM_ERR_SIZE_OVERFLOW";
+		case BLOOM_ERR_FILTER_TOO_SHORT:
+			return "BLOOM_ERR_FILTER_TOO_SHORT";
+		case BLOOM_ERR_K_ZERO:
+			return "BLOOM_ERR_K_ZERO";
+		case BLOOM_ERR_K_RESERVED:
+			return "BLOOM_ERR_K_RESERVED";
+		case BLOOM_ERR_HEX_PREFIX:
+			return "BLOOM_ERR_HEX_PREFIX";
+		case BLOOM_ERR_HEX_ODD:
+			return "BLOOM_ERR_HEX_ODD";
+		case BLOOM_ERR_HEX_DIGIT:
+			return "BLOOM_ERR_HEX_DIGIT";
+		case BLOOM_ERR_STATE_TOO_SHORT:
+			return "BLOOM_ERR_STATE_TOO_SHORT";
+		case BLOOM_ERR_STATE_VERSION:
+			return "BLOOM_ERR_STATE_VERSION";
+		case BLOOM_ERR_STATE_RESERVED:
+			return "BLOOM_ERR_STATE_RESERVED";
+		case BLOOM_ERR_STATE_COUNT:
+			return "BLOOM_ERR_STATE_COUNT";
+	}
+	return "(unknown status)";
+}
+
+/* One-check tests, the bulk of the edge cases. */
+static void
+expect_status(bloom_status got, bloom_status want, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void
+expect_status(bloom_status got, bloom_status want, const char *fmt, ...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(test_name, sizeof(test_name), fmt, ap);
+	va_end(ap);
+	test_failed = false;
+	test_fail_lines = 0;
+	check(got == want, "expected %s, got %s", status_name(want),
+		  status_name(got));
+	test_end();
+}
+
+/* Hex of a key or filter for messages: "-" when empty, cut when long. */
+static const char *
+hexs(const uint8_t *data, size_t len)
+{
+	static char bufs[4][80];
+	static int	next;
+	char	   *buf = bufs[next++ % 4];
+	size_t		i,
+				shown = len > 24 ? 24 : len;
+	char	   *p = buf;
+
+	if (len == 0)
+		return "-";
+	for (i = 0; i < shown; i++)
+		p += sprintf(p, "%02x", data[i]);
+	if (shown < len)
+		sprintf(p, "...(%zu bytes)", len);
+	return buf;
+}
+
+static void *
+xcalloc(size_t n)
+{
+	void	   *p = calloc(n ? n : 1, 1);
+
+	if (p == NULL)
+	{
+		fprintf(stderr, "test_core: out of memory (%zu bytes)\n", n);
+		exit(2);
+	}
+	return p;
+}
+
+/* Deterministic, so that a failure reproduces. */
+static uint64_t rng_state = UINT64_C(0x9e3779b97f4a7c15);
+
+static uint64_t
+rng_next(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* ---- the format's rules, restated from LevelDB 1.23 util/bloom.cc ----- */
+
+/* (size_t)(bits_per_key * 0.69), clamped to 1..30 */
+static unsigned
+spec_k(int64_t bpk)
+{
+	double		d = (double) bpk * 0.69;
+
+	/* decided before the cast, which is undefined for huge values */
+	if (d >= BLOOM_MAX_K)
+		return BLOOM_MAX_K;
+	if (d < 1)
+		return 1;
+	return (unsigned) (size_t) d;
+}
+
+/*
+ * bits = max(64, n * bpk) rounded up to a multiple of 8, in 128-bit
+ * arithmetic; false when the rounded bit count does not fit in 64 bits.
+ */
+static bool
+spec_geometry(uint64_t n, int64_t bpk, bloom_geometry *g)
+{
+	unsigned __int128 bits = (unsigned __int128) n * (uint64_t) bpk;
+
+	if (bits < BLOOM_MIN_BITS)
+		bits = BLOOM_MIN_BITS;
+	bits = (bits + 7) / 8 * 8;
+	if (bits > UINT64_MAX)
+		return false;
+	g->bits = (uint64_t) bits;
+	g->filter_bytes = g->bits / 8 + 1;
+	g->k = spec_k(bpk);
+	return true;
+}
+
+/* The double-hashing step of KeyMayMatch and CreateFilter. */
+static uint32_t
+spec_delta(uint32_t h)
+{
+	return (h >> 17) | (h << 15);
+}
+
+/* ---- known-answer vectors --------------------------------------------- */
+
+static void
+test_vector_set(const vec_set *set)
+{
+	size_t		i;
+
+	group_begin("vector files");
+	for (i = 0; i < vec_n_expected_files; i++)
+	{
+		test_begin("%s is present", vec_expected_files[i]);
+		check(vec_find_file(set, vec_expected_files[i]) != NULL,
+			  "not found (or not readable) in the vector directory");
+		test_end();
+	}
+	for (i = 0; i < set->nfiles; i++)
+	{
+		const vec_file *f = &set->files[i];
+
+		test_begin("%s case count", f->name);
+		if (check(f->declared_cases >= 0, "no \"# cases=N\" comment"))
+			check(f->ncases == (size_t) f->declared_cases && f->ncases > 0,
+				  "\"# cases=%ld\" but %zu well-formed cases read",
+				  f->declared_cases, f->ncases);
+		test_end();
+	}
+	for (i = 0; i < set->nerrors; i++)
+	{
+		test_begin("malformed vector file");
+		fail("%s", set->errors[i]);
+		test_end();
+	}
+	group_end();
+}
+
+static void
+run_create_case(const vec_case *c)
+{
+	uint32_t   *hashes = xcalloc(c->nkeys * sizeof(uint32_t));
+	uint8_t    *filter = NULL;
+	bloom_geometry g;
+	bloom_status st;
+	size_t		i;
+	uint64_t	fnv;
+
+	test_begin("%s (%s:%ld)", c->id, c->file, c->line);
+	for (i = 0; i < c->nkeys; i++)
+		hashes[i] = bloom_key_hash(c->keys[i].data, c->keys[i].len);
+
+	st = bloom_geometry_for(c->nkeys, c->bpk, &g);
+	if (!check(st == BLOOM_OK, "bloom_geometry_for(%" PRIu64 ", %" PRId64
+			   "): %s", c->nkeys, c->bpk, status_name(st)))
+		goto out;
+	check(g.bits == 8 * (g.filter_bytes - 1),
+		  "geometry has %" PRIu64 " bits for %" PRIu64 " bytes", g.bits,
+		  g.filter_bytes);
+	check(g.k == c->filter_k, "filter_k: expected %u, got %u", c->filter_k,
+		  g.k);
+	/* the comparisons below need the sizes to agree */
+	if (!check(g.filter_bytes == c->filter_len,
+			   "filter_len: expected %" PRIu64 ", got %" PRIu64,
+			   c->filter_len, g.filter_bytes))
+		goto out;
+
+	filter = xcalloc(g.filter_bytes);
+	bloom_build_from_hashes(filter, &g, hashes, c->nkeys);
+
+	check(filter[g.filter_bytes - 1] == c->filter_k,
+		  "k byte: expected %u, got %u", c->filter_k,
+		  filter[g.filter_bytes - 1]);
+	fnv = vec_fnv1a64(filter, g.filter_bytes);
+	check(fnv == c->filter_fnv1a64,
+		  "filter_fnv1a64: expected %016" PRIx64 ", got %016" PRIx64,
+		  c->filter_fnv1a64, fnv);
+	if (c->has_filter)
+	{
+		/* a vector whose own lines disagree is broken, whatever the core */
+		check(vec_fnv1a64(c->filter.data, c->filter.len) == c->filter_fnv1a64,
+			  "the vector's filter line does not match its filter_fnv1a64");
+		for (i = 0; i < g.filter_bytes; i++)
+			if (filter[i] != c->filter.data[i])
+			{
+				fail("filter bytes differ first at byte %zu of %" PRIu64
+					 ": expected %02x, got %02x", i, g.filter_bytes,
+					 c->filter.data[i], filter[i]);
+				break;
+			}
+	}
+	st = bloom_validate(filter, g.filter_bytes);
+	check(st == BLOOM_OK, "bloom_validate of the built filter: %s",
+		  status_name(st));
+
+	/* LevelDB guarantees no false negatives, whatever the probe lines say */
+	for (i = 0; i < c->nkeys; i++)
+		check(bloom_may_contain(filter, g.filter_bytes, c->keys[i].data,
+								c->keys[i].len),
+			  "inserted key %zu (%s) does not match", i,
+			  hexs(c->keys[i].data, c->keys[i].len));
+
+	for (i = 0; i < c->nprobes; i++)
+	{
+		const vec_probe *pr = &c->probes[i];
+		bool		got = bloom_may_contain(filter, g.filter_bytes,
+											pr->key.data, pr->key.len);
+
+		check(got == pr->expected, "probe %zu (key %s): expected %d, got %d",
+			  i, hexs(pr->key.data, pr->key.len), pr->expected, got);
+	}
+
+out:
+	test_end();
+	free(filter);
+	free(hashes);
+}
+
+static void
+run_match_case(const vec_case *c)
+{
+	const uint8_t *f = c->filter.data;
+	size_t		len = c->filter.len;
+	bloom_status want,
+				got;
+	size_t		i;
+
+	test_begin("%s (%s:%ld)", c->id, c->file, c->line);
+
+	/* the rule bloom_core.h states for stored filters */
+	if (len < 2)
+		want = BLOOM_ERR_FILTER_TOO_SHORT;
+	else if (f[len - 1] == 0)
+		want = BLOOM_ERR_K_ZERO;
+	else if (f[len - 1] > BLOOM_MAX_K)
+		want = BLOOM_ERR_K_RESERVED;
+	else
+		want = BLOOM_OK;
+	got = bloom_validate(f, len);
+	check(got == want, "bloom_validate: expected %s, got %s",
+		  status_name(want), status_name(got));
+
+	/* probing follows KeyMayMatch even for filters validation rejects */
+	for (i = 0; i < c->nprobes; i++)
+	{
+		const vec_probe *pr = &c->probes[i];
+		bool		res = bloom_may_contain(f, len, pr->key.data, pr->key.len);
+
+		check(res == pr->expected, "probe %zu (key %s): expected %d, got %d",
+			  i, hexs(pr->key.data, pr->key.len), pr->expected, res);
+	}
+	test_end();
+}
+
+static void
+test_vectors(const vec_set *set)
+{
+	size_t		f,
+				i;
+
+	for (f = 0; f < set->nfiles; f++)
+	{
+		const vec_file *file = &set->files[f];
+		char		name[160];
+
+		snprintf(name, sizeof(name), "vectors %s", file->name);
+		group_begin(name);
+		for (i = 0; i < file->ncases; i++)
+		{
+			if (file->cases[i].kind == VEC_CREATE)
+				run_create_case(&file->cases[i]);
+			else
+				run_match_case(&file->cases[i]);
+		}
+		group_end();
+	}
+}
+
+/* ---- geometry --------------------------------------------------------- */
+
+/* Compare bloom_geometry_for with the rules for one (n, bpk). */
+static void
+check_geometry(uint64_t n, int64_t bpk)
+{
+	bloom_geometry want,
+				got;
+	bloom_status st = bloom_geometry_for(n, bpk, &got);
+
+	if (!spec_geometry(n, bpk, &want))
+	{
+		check(st == BLOOM_ERR_SIZE_OVERFLOW,
+			  "n=%" PRIu64 " bpk=%" PRId64 ": expected %s, got %s", n, bpk,
+			  status_name(BLOOM_ERR_SIZE_OVERFLOW), status_name(st));
+		return;
+	}
+	if (!check(st == BLOOM_OK, "n=%" PRIu64 " bpk=%" PRId64 ": %s", n, bpk,
+			   status_name(st)))
+		return;
+	check(got.bits == want.bits && got.filter_bytes == want.filter_bytes &&
+		  got.k == want.k,
+		  "n=%" PRIu64 " bpk=%" PRId64 ": expected bits=%" PRIu64 " bytes=%"
+		  PRIu64 " k=%u, got bits=%" PRIu64 " bytes=%" PRIu64 " k=%u",
+		  n, bpk, want.bits, want.filter_bytes, want.k,
+		  got.bits, got.filter_bytes, got.k);
+}
+
+static void
+test_geometry(void)
+{
+	static const uint64_t ns[] = {
+		0, 1, 7, 8, 9, 63, 64, 65, 1000, UINT64_C(1) << 31,
+		(UINT64_C(1) << 32) - 1, UINT64_C(1) << 32, (UINT64_C(1) << 32) + 1,
+		(UINT64_C(1) << 61) - 1, UINT64_C(1) << 61, UINT64_C(1) << 63,
+		UINT64_MAX / 3, UINT64_MAX - 7, UINT64_MAX - 6, UINT64_MAX,
+	};
+	static const int64_t bpks[] = {
+		0, 1, 2, 3, 7, 8, 9, 10, 30, 43, 44, 45, 100, INT32_MAX,
+		INT64_C(1) << 32, INT64_C(1) << 61, INT64_MAX,
+	};
+	bloom_geometry g;
+	size_t		i,
+				j;
+	uint64_t	n;
+	int64_t		bpk;
+	unsigned	prev;
+
+	group_begin("geometry");
+
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+	{
+		test_begin("bpk 0, n=%" PRIu64 ": 64 bits, k=1", ns[i]);
+		if (check(bloom_geometry_for(ns[i], 0, &g) == BLOOM_OK, "not OK"))
+			check(g.bits == 64 && g.filter_bytes == 9 && g.k == 1,
+				  "got bits=%" PRIu64 " bytes=%" PRIu64 " k=%u", g.bits,
+				  g.filter_bytes, g.k);
+		test_end();
+	}
+
+	for (i = 0; i < sizeof(bpks) / sizeof(bpks[0]); i++)
+	{
+		test_begin("n=0, bpk=%" PRId64 ": 64 bits", bpks[i]);
+		if (check(bloom_geometry_for(0, bpks[i], &g) == BLOOM_OK, "not OK"))
+			check(g.bits == 64 && g.filter_bytes == 9 &&
+				  g.k == spec_k(bpks[i]),
+				  "got bits=%" PRIu64 " bytes=%" PRIu64 " k=%u", g.bits,
+				  g.filter_bytes, g.k);
+		test_end();
+	}
+
+	/* all the ways n * bpk can fall short of, hit or pass a byte boundary */
+	test_begin("rounding sweep n=0..300, bpk=0..40");
+	for (n = 0; n <= 300; n++)
+		for (bpk = 0; bpk <= 40; bpk++)
+			check_geometry(n, bpk);
+	test_end();
+
+	test_begin("n * bpk not a multiple of 8 rounds up: n=7, bpk=10");
+	if (check(bloom_geometry_for(7, 10, &g) == BLOOM_OK, "not OK"))
+		check(g.bits == 72 && g.filter_bytes == 10,
+			  "70 bits: expected 72 bits in 10 bytes, got %" PRIu64
+			  " bits in %" PRIu64 " bytes", g.bits, g.filter_bytes);
+	test_end();
+
+	test_begin("large n and bpk against 128-bit arithmetic");
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++)
+		for (j = 0; j < sizeof(bpks) / sizeof(bpks[0]); j++)
+			check_geometry(ns[i], bpks[j]);
+	test_end();
+
+	test_begin("k for bpk 0..100 is clamp(floor(bpk * 0.69), 1, 30)");
+	for (bpk = 0; bpk <= 100; bpk++)
+	{
+		size_t		k = (size_t) ((double) bpk * 0.69);
+
+		k = k < 1 ? 1 : k > 30 ? 30 : k;
+		check(bloom_k_for_bits_per_key(bpk) == k &&
+			  bloom_geometry_for(5, bpk, &g) == BLOOM_OK && g.k == k,
+			  "bpk=%" PRId64 ": expected k=%zu, got %u (geometry %u)", bpk,
+			  k, bloom_k_for_bits_per_key(bpk), g.k);
+	}
+	test_end();
+
+	test_begin("k is monotone in bpk and ends at 30");
+	prev = 0;
+	for (bpk = 0; bpk <= 1000; bpk++)
+	{
+		unsigned	k = bloom_k_for_bits_per_key(bpk);
+
+		check(k >= prev && k >= 1 && k <= 30, "bpk=%" PRId64 ": k=%u after %u",
+			  bpk, k, prev);
+		prev = k;
+	}
+	check(bloom_k_for_bits_per_key(INT64_MAX) == 30, "k(INT64_MAX)=%u",
+		  bloom_k_for_bits_per_key(INT64_MAX));
+	test_end();
+
+	expect_status(bloom_geometry_for(UINT64_MAX, 2, &g),
+				  BLOOM_ERR_SIZE_OVERFLOW, "n=UINT64_MAX, bpk=2 overflows");
+	expect_status(bloom_geometry_for(3, INT64_MAX, &g),
+				  BLOOM_ERR_SIZE_OVERFLOW, "n=3, bpk=INT64_MAX overflows");
+	expect_status(bloom_geometry_for(UINT64_C(1) << 32, INT64_C(1) << 32, &g),
+				  BLOOM_ERR_SIZE_OVERFLOW, "n * bpk = 2^64 overflows");
+	expect_status(bloom_geometry_for(UINT64_MAX, INT64_MAX, &g),
+				  BLOOM_ERR_SIZE_OVERFLOW, "n=UINT64_MAX, bpk=INT64_MAX overflows");
+
+	/*
+	 * n * bpk fits, but rounding up to whole bytes reaches 2^64 bits, which
+	 * bloom_geometry.bits cannot hold.
+	 */
+	expect_status(bloom_geometry_for(UINT64_MAX, 1, &g),
+				  BLOOM_ERR_SIZE_OVERFLOW,
+				  "n * bpk = 2^64 - 1 rounds up to 2^64 bits: overflows");
+	expect_status(bloom_geometry_for(UINT64_MAX / 3, 3, &g),
+				  BLOOM_ERR_SIZE_OVERFLOW,
+				  "n=(2^64-1)/3, bpk=3 rounds up to 2^64 bits: overflows");
+	expect_status(bloom_geometry_for(UINT64_MAX - 6, 1, &g),
+				  BLOOM_ERR_SIZE_OVERFLOW,
+				  "n * bpk = 2^64 - 7 rounds up to 2^64 bits: overflows");
+
+	test_begin("largest size that fits: n=2^61-1, bpk=8 gives 2^64-8 bits");
+	if (check(bloom_geometry_for((UINT64_C(1) << 61) - 1, 8, &g) == BLOOM_OK,
+			  "not OK"))
+		check(g.bits == UINT64_MAX - 7 && g.filter_bytes == UINT64_C(1) << 61 &&
+			  g.k == 5,
+			  "got bits=%" PRIu64 " bytes=%" PRIu64 " k=%u", g.bits,
+			  g.filter_bytes, g.k);
+	test_end();
+
+	test_begin("largest size that fits: n=2^64-8, bpk=1");
+	if (check(bloom_geometry_for(UINT64_MAX - 7, 1, &g) == BLOOM_OK, "not OK"))
+		check(g.bits == UINT64_MAX - 7 && g.filter_bytes == UINT64_C(1) << 61,
+			  "got bits=%" PRIu64 " bytes=%" PRIu64, g.bits, g.filter_bytes);
+	test_end();
+
+	expect_status(bloom_geometry_for(0, -1, &g),
+				  BLOOM_ERR_NEGATIVE_BITS_PER_KEY, "bpk=-1, n=0");
+	expect_status(bloom_geometry_for(5, -1, &g),
+				  BLOOM_ERR_NEGATIVE_BITS_PER_KEY, "bpk=-1, n=5");
+	expect_status(bloom_geometry_for(UINT64_MAX, INT64_MIN, &g),
+				  BLOOM_ERR_NEGATIVE_BITS_PER_KEY, "bpk=INT64_MIN, n=UINT64_MAX");
+
+	group_end();
+}
+
+/* ---- build and probe -------------------------------------------------- */
+
+static bool
+bit_is_set(const uint8_t *a, uint64_t pos)
+{
+	return (a[pos / 8] >> (pos % 8)) & 1;
+}
+
+static void
+test_build_probe(void)
+{
+	uint8_t		buf[64];
+	uint8_t		a[200],
+				b[200];
+	uint32_t	hashes[50];
+	bloom_geometry g;
+	size_t		i,
+				len;
+	unsigned	k,
+				v;
+	int			round;
+
+	group_begin("build and probe");
+
+	test_begin("filters of 0 and 1 bytes never match");
+	memset(buf, 0xff, sizeof(buf));
+	for (i = 0; i < 100; i++)
+	{
+		uint32_t	h = (uint32_t) rng_next();
+
+		check(!bloom_may_contain_hash(buf, 0, h), "len 0, hash %08x", h);
+		for (v = 0; v < 256; v++)
+		{
+			buf[0] = (uint8_t) v;
+			check(!bloom_may_contain_hash(buf, 1, h),
+				  "len 1, byte %02x, hash %08x", v, h);
+		}
+	}
+	check(!bloom_may_contain(buf, 0, "", 0) && !bloom_may_contain(buf, 1, "a", 1),
+		  "bloom_may_contain on a short filter matched");
+	test_end();
+
+	test_begin("k byte 31..255 always matches");
+	memset(buf, 0, sizeof(buf));
+	for (v = BLOOM_MAX_K + 1; v < 256; v++)
+		for (len = 2; len <= 9; len += 7)
+		{
+			buf[len - 1] = (uint8_t) v;
+			for (i = 0; i < 20; i++)
+			{
+				uint32_t	h = (uint32_t) rng_next();
+
+				check(bloom_may_contain_hash(buf, len, h),
+					  "len %zu, k byte %u, hash %08x", len, v, h);
+			}
+		}
+	test_end();
+
+	test_begin("k byte 0 always matches");
+	memset(buf, 0, sizeof(buf));
+	for (len = 2; len <= 9; len++)
+		for (i = 0; i < 20; i++)
+		{
+			uint32_t	h = (uint32_t) rng_next();
+
+			check(bloom_may_contain_hash(buf, len, h), "len %zu, hash %08x",
+				  len, h);
+		}
+	test_end();
+
+	test_begin("k 1..30: no bit set never matches, all bits set always does");
+	for (k = 1; k <= BLOOM_MAX_K; k++)
+		for (i = 0; i < 20; i++)
+		{
+			uint32_t	h = (uint32_t) rng_next();
+
+			memset(buf, 0, 9);
+			buf[8] = (uint8_t) k;
+			check(!bloom_may_contain_hash(buf, 9, h), "zero bits, k=%u, %08x",
+				  k, h);
+			memset(buf, 0xff, 8);
+			check(bloom_may_contain_hash(buf, 9, h), "all bits, k=%u, %08x",
+				  k, h);
+		}
+	test_end();
+
+	test_begin("bloom_set_hash sets exactly the double-hashing positions");
+	for (round = 0; round < 200; round++)
+	{
+		uint64_t	nbits = 8 * (1 + rng_next() % (sizeof(a) - 1));
+		uint32_t	h = (uint32_t) rng_next();
+		uint32_t	x = h;
+
+		k = 1 + (unsigned) (rng_next() % BLOOM_MAX_K);
+		memset(a, 0, sizeof(a));
+		memset(b, 0, sizeof(b));
+		for (v = 0; v < k; v++)
+		{
+			uint64_t	pos = x % nbits;
+
+			b[pos / 8] |= (uint8_t) (1u << (pos % 8));
+			x += spec_delta(h);
+		}
+		bloom_set_hash(a, nbits, k, h);
+		check(memcmp(a, b, sizeof(a)) == 0, "nbits=%" PRIu64 " k=%u hash=%08x",
+			  nbits, k, h);
+	}
+	test_end();
+
+	test_begin("bloom_build_from_hashes does not depend on the hash order");
+	for (round = 0; round < 50; round++)
+	{
+		size_t		n = rng_next() % 50;
+
+		for (i = 0; i < n; i++)
+			hashes[i] = (uint32_t) rng_next();
+		if (!check(bloom_geometry_for(n, 1 + (int64_t) (rng_next() % 30), &g)
+				   == BLOOM_OK && g.filter_bytes <= sizeof(a), "geometry"))
+			break;
+		memset(a, 0, sizeof(a));
+		memset(b, 0, sizeof(b));
+		bloom_build_from_hashes(a, &g, hashes, n);
+		for (i = 0; i < n / 2; i++)
+		{
+			uint32_t	t = hashes[i];
+
+			hashes[i] = hashes[n - 1 - i];
+			hashes[n - 1 - i] = t;
+		}
+		bloom_build_from_hashes(b, &g, hashes, n);
+		check(memcmp(a, b, sizeof(a)) == 0, "n=%zu", n);
+		for (i = 0; i < n; i++)
+			check(bloom_may_contain_hash(a, g.filter_bytes, hashes[i]),
+				  "n=%zu: hash %08x not found", n, hashes[i]);
+	}
+	test_end();
+
+	test_begin("no keys: an empty bit array and the k byte");
+	if (check(bloom_geometry_for(0, 10, &g) == BLOOM_OK, "geometry"))
+	{
+		memset(a, 0, sizeof(a));
+		bloom_build_from_hashes(a, &g, NULL, 0);
+		for (i = 0; i + 1 < g.filter_bytes; i++)
+			check(a[i] == 0, "byte %zu is %02x", i, a[i]);
+		check(a[g.filter_bytes - 1] == g.k, "k byte %u, want %u",
+			  a[g.filter_bytes - 1], g.k);
+		check(a[g.filter_bytes] == 0, "wrote past the filter");
+	}
+	test_end();
+
+	group_end();
+}
+
+/* ---- filters of more than 2^32 bits ----------------------------------- */
+
+/*
+ * LevelDB's probe positions are 32-bit sums taken modulo the bit count, so
+ * a filter of more than 2^32 bits is only ever touched in its first 2^32
+ * bits.  A 2^33-bit filter is mapped with everything between bit 2^32 and
+ * the k byte inaccessible: a stray access faults, and the fault is turned
+ * into a test failure.  The mapping reserves no memory; only the pages
+ * written or read are materialized.
+ */
+static sigjmp_buf guard_jump;
+static volatile sig_atomic_t guard_armed;
+
+static void
+guard_handler(int sig)
+{
+	if (guard_armed)
+	{
+		guard_armed = 0;
+		siglongjmp(guard_jump, 1);
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+#define LOW_BYTES	((size_t) 1 << 29)	/* 2^32 bits */
+
+static int
+cmp_u32(const void *a, const void *b)
+{
+	uint32_t	x = *(const uint32_t *) a,
+				y = *(const uint32_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+static uint64_t
+popcount_low(const uint8_t *map)
+{
+	const uint64_t *w = (const uint64_t *) map;
+	uint64_t	total = 0;
+	size_t		i;
+
+	for (i = 0; i < LOW_BYTES / 8; i++)
+		total += (uint64_t) __builtin_popcountll(w[i]);
+	return total;
+}
+
+/*
+ * Check that exactly the 32-bit probe positions of the hashes are set in
+ * the first 2^32 bits of map, then clear them again.
+ */
+static void
+check_and_clear_positions(uint8_t *map, const uint32_t *hashes, size_t n,
+						  unsigned k)
+{
+	uint32_t   *pos = xcalloc(n * k * sizeof(uint32_t));
+	size_t		npos = 0,
+				distinct = 0,
+				i;
+	unsigned	j;
+	uint64_t	set;
+
+	for (i = 0; i < n; i++)
+	{
+		uint32_t	x = hashes[i];
+
+		for (j = 0; j < k; j++)
+		{
+			pos[npos++] = x;
+			x += spec_delta(hashes[i]);
+		}
+	}
+	qsort(pos, npos, sizeof(uint32_t), cmp_u32);
+	for (i = 0; i < npos; i++)
+	{
+		if (i == 0 || pos[i] != pos[i - 1])
+			distinct++;
+		check(bit_is_set(map, pos[i]), "bit %" PRIu32 " is not set", pos[i]);
+	}
+	set = popcount_low(map);
+	check(set == distinct, "%" PRIu64 " bits set, expected %zu", set,
+		  distinct);
+	for (i = 0; i < npos; i++)
+		map[pos[i] / 8] = 0;
+	free(pos);
+}
+
+static void
+test_big_filter(void)
+{
+	static const char *const keys[] = {"", "a", "hello", "key-100000"};
+	uint32_t	hashes[10];
+	size_t		nhashes = 0;
+	bloom_geometry g;
+	size_t		page,
+				maplen,
+				kpage,
+				i;
+	uint8_t    *map;
+	struct sigaction sa,
+				old_segv,
+				old_bus;
+
+	group_begin("filters beyond 2^32 bits");
+
+	/* positions any 64-bit slip would push past bit 2^32 */
+	hashes[nhashes++] = 0;
+	hashes[nhashes++] = 1;
+	hashes[nhashes++] = UINT32_C(0x80000000);
+	hashes[nhashes++] = UINT32_C(0xfffffff0);
+	hashes[nhashes++] = UINT32_C(0xffffffff);
+	hashes[nhashes++] = UINT32_C(0xdeadbeef);
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		hashes[nhashes++] = bloom_key_hash(keys[i], strlen(keys[i]));
+
+	test_begin("geometry of 2^30 keys at 8 bits each");
+	check(bloom_geometry_for(UINT64_C(1) << 30, 8, &g) == BLOOM_OK &&
+		  g.bits == UINT64_C(1) << 33 &&
+		  g.filter_bytes == (UINT64_C(1) << 30) + 1 && g.k == spec_k(8),
+		  "bits=%" PRIu64 " bytes=%" PRIu64 " k=%u", g.bits, g.filter_bytes,
+		  g.k);
+	test_end();
+	if (test_failed)
+	{
+		group_end();
+		return;
+	}
+	if (sizeof(size_t) < 8)
+	{
+		printf("SKIP %s: size_t cannot hold a 2^30-byte filter length\n",
+			   group_name);
+		group_end();
+		return;
+	}
+
+	page = (size_t) sysconf(_SC_PAGESIZE);
+	maplen = ((size_t) g.filter_bytes + page - 1) / page * page;
+	kpage = ((size_t) g.filter_bytes - 1) / page * page;
+	map = mmap(NULL, maplen, PROT_NONE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (map == MAP_FAILED)
+	{
+		printf("SKIP %s: cannot map %zu bytes of address space: %s\n",
+			   group_name, maplen, strerror(errno));
+		group_end();
+		return;
+	}
+	if (mprotect(map, LOW_BYTES, PROT_READ | PROT_WRITE) != 0 ||
+		mprotect(map + kpage, maplen - kpage, PROT_READ | PROT_WRITE) != 0)
+	{
+		printf("SKIP %s: mprotect: %s\n", group_name, strerror(errno));
+		munmap(map, maplen);
+		group_end();
+		return;
+	}
+	/* the few pages written should not each become a 2 MB huge page */
+	(void) madvise(map, LOW_BYTES, MADV_NOHUGEPAGE);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = guard_handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, &old_segv);
+	sigaction(SIGBUS, &sa, &old_bus);
+
+	test_begin("building touches only the first 2^32 bits");
+	if (sigsetjmp(guard_jump, 1) == 0)
+	{
+		guard_armed = 1;
+		bloom_build_from_hashes(map, &g, hashes, nhashes);
+		guard_armed = 0;
+		check(map[g.filter_bytes - 1] == g.k, "k byte %u", map[g.filter_bytes - 1]);
+		check_and_clear_positions(map, hashes, nhashes, g.k);
+	}
+	else
+		fail("bloom_build_from_hashes accessed a byte beyond bit 2^32");
+	test_end();
+
+	test_begin("probing reads only the first 2^32 bits");
+	/* set the bits again, through the path just tested */
+	for (i = 0; i < nhashes; i++)
+		bloom_set_hash(map, g.bits, g.k, hashes[i]);
+	if (sigsetjmp(guard_jump, 1) == 0)
+	{
+		uint32_t	absent = 0;
+		bool		found = false;
+
+		guard_armed = 1;
+		for (i = 0; i < nhashes; i++)
+			check(bloom_may_contain_hash(map, (size_t) g.filter_bytes,
+										 hashes[i]),
+				  "inserted hash %08" PRIx32 " does not match", hashes[i]);
+		/* a hash whose first position is clear cannot match */
+		for (i = 0; i < 1000 && !found; i++)
+		{
+			absent = (uint32_t) rng_next();
+			found = !bit_is_set(map, absent);
+		}
+		if (found)
+			check(!bloom_may_contain_hash(map, (size_t) g.filter_bytes, absent),
+				  "hash %08" PRIx32 " matches though bit %" PRIu32
+				  " is clear", absent, absent);
+		guard_armed = 0;
+	}
+	else
+		fail("bloom_may_contain_hash accessed a byte beyond bit 2^32");
+	check_and_clear_positions(map, hashes, nhashes, g.k);
+	test_end();
+
+	test_begin("bloom_set_hash with 2^64 - 8 bits");
+	if (sigsetjmp(guard_jump, 1) == 0)
+	{
+		guard_armed = 1;
+		for (i = 0; i < nhashes; i++)
+			bloom_set_hash(map, UINT64_MAX - 7, BLOOM_MAX_K, hashes[i]);
+		guard_armed = 0;
+		check_and_clear_positions(map, hashes, nhashes, BLOOM_MAX_K);
+	}
+	else
+		fail("bloom_set_hash accessed a byte beyond bit 2^32");
+	test_end();
+
+	guard_armed = 0;
+	sigaction(SIGSEGV, &old_segv, NULL);
+	sigaction(SIGBUS, &old_bus, NULL);
+	munmap(map, maplen);
+	group_end();
+}
+
+/* ---- validation ------------------------------------------------------- */
+
+static void
+test_validate(void)
+{
+	uint8_t		buf[16] = {0};
+	unsigned	v;
+
+	group_begin("validation");
+	expect_status(bloom_validate(buf, 0), BLOOM_ERR_FILTER_TOO_SHORT, "len 0");
+	buf[0] = 6;
+	expect_status(bloom_validate(buf, 1), BLOOM_ERR_FILTER_TOO_SHORT,
+				  "len 1 holding a valid k");
+	buf[1] = 0;
+	expect_status(bloom_validate(buf, 2), BLOOM_ERR_K_ZERO, "len 2, k=0");
+
+	test_begin("every k byte 0..255 at lengths 2 and 9");
+	for (v = 0; v < 256; v++)
+	{
+		bloom_status want = v == 0 ? BLOOM_ERR_K_ZERO :
+			v > BLOOM_MAX_K ? BLOOM_ERR_K_RESERVED : BLOOM_OK;
+
+		buf[1] = buf[8] = (uint8_t) v;
+		check(bloom_validate(buf, 2) == want && bloom_validate(buf, 9) == want,
+			  "k=%u: expected %s", v, status_name(want));
+	}
+	test_end();
+	group_end();
+}
+
+/* ---- text form -------------------------------------------------------- */
+
+static void
+expect_hex_status(const char *text, size_t len, bloom_status want,
+				  const char *what)
+{
+	size_t		decoded;
+
+	expect_status(bloom_hex_check(text, len, &decoded), want, "%s", what);
+}
+
+static void
+test_hex(void)
+{
+	uint8_t		bytes[300],
+				back[300];
+	char		text[2 + 2 * 300 + 1];
+	size_t		len,
+				n,
+				decoded,
+				i;
+	int			round;
+	bloom_status st;
+
+	group_begin("hex text form");
+
+	test_begin("encode, check and decode round trip, lowercase output");
+	for (round = 0; round < 300; round++)
+	{
+		len = round < 20 ? (size_t) round : rng_next() % sizeof(bytes);
+		for (i = 0; i < len; i++)
+			bytes[i] = (uint8_t) rng_next();
+		n = bloom_hex_encode(bytes, len, text);
+		if (!check(n == bloom_hex_encoded_len(len) && n == 2 + 2 * len,
+				   "len %zu: encoded to %zu characters", len, n))
+			continue;
+		check(text[0] == '\\' && text[1] == 'x', "len %zu: prefix", len);
+		for (i = 2; i < n; i++)
+			check((text[i] >= '0' && text[i] <= '9') ||
+				  (text[i] >= 'a' && text[i] <= 'f'),
+				  "len %zu: character %zu is '%c'", len, i, text[i]);
+		for (i = 0; i < len; i++)
+		{
+			static const char digits[] = "0123456789abcdef";
+
+			check(text[2 + 2 * i] == digits[bytes[i] >> 4] &&
+				  text[3 + 2 * i] == digits[bytes[i] & 15],
+				  "len %zu: byte %zu (%02x) encoded as %.2s", len, i,
+				  bytes[i], text + 2 + 2 * i);
+		}
+		st = bloom_hex_check(text, n, &decoded);
+		if (!check(st == BLOOM_OK && decoded == len, "len %zu: check %s, %zu",
+				   len, status_name(st), decoded))
+			continue;
+		memset(back, 0xa5, sizeof(back));
+		bloom_hex_decode(text, n, back);
+		check(memcmp(back, bytes, len) == 0, "len %zu: decoded differently",
+			  len);
+		check(len == sizeof(back) || back[len] == 0xa5,
+			  "len %zu: decode wrote past the end", len);
+	}
+	test_end();
+
+	test_begin("upper-case digits are accepted");
+	for (i = 0; i < 256; i++)
+		bytes[i] = (uint8_t) i;
+	n = bloom_hex_encode(bytes, 256, text);
+	for (i = 2; i < n; i++)
+		if (text[i] >= 'a' && text[i] <= 'f')
+			text[i] = (char) (text[i] - 'a' + 'A');
+	st = bloom_hex_check(text, n, &decoded);
+	if (check(st == BLOOM_OK && decoded == 256, "check: %s", status_name(st)))
+	{
+		bloom_hex_decode(text, n, back);
+		check(memcmp(back, bytes, 256) == 0, "decoded differently");
+	}
+	test_end();
+
+	test_begin("every character: accepted exactly when a hex digit");
+	for (i = 0; i < 256; i++)
+	{
+		char		t[4] = {'\\', 'x', '0', (char) i};
+		bool		digit = (i >= '0' && i <= '9') || (i >= 'a' && i <= 'f') ||
+			(i >= 'A' && i <= 'F');
+
+		st = bloom_hex_check(t, 4, &decoded);
+		check(st == (digit ? BLOOM_OK : BLOOM_ERR_HEX_DIGIT),
+			  "character 0x%02zx: %s", i, status_name(st));
+		t[2] = t[3];
+		t[3] = '0';
+		st = bloom_hex_check(t, 4, &decoded);
+		check(st == (digit ? BLOOM_OK : BLOOM_ERR_HEX_DIGIT),
+			  "character 0x%02zx as high digit: %s", i, status_name(st));
+	}
+	test_end();
+
+	test_begin("empty payload \\x decodes to 0 bytes");
+	decoded = 99;
+	st = bloom_hex_check("\\x", 2, &decoded);
+	if (check(st == BLOOM_OK && decoded == 0, "%s, %zu bytes",
+			  status_name(st), decoded))
+	{
+		memset(back, 0xa5, 4);
+		bloom_hex_decode("\\x", 2, back);
+		check(back[0] == 0xa5, "decode wrote a byte");
+	}
+	test_end();
+
+	test_begin("only textlen characters are read");
+	st = bloom_hex_check("\\x00ffzz", 4, &decoded);
+	check(st == BLOOM_OK && decoded == 1, "%s, %zu bytes", status_name(st),
+		  decoded);
+	test_end();
+
+	expect_hex_status("", 0, BLOOM_ERR_HEX_PREFIX, "empty text");
+	expect_hex_status("\\", 1, BLOOM_ERR_HEX_PREFIX, "lone backslash");
+	expect_hex_status("x00", 3, BLOOM_ERR_HEX_PREFIX, "missing backslash");
+	expect_hex_status("00ff", 4, BLOOM_ERR_HEX_PREFIX, "no prefix");
+	expect_hex_status("\\X00", 4, BLOOM_ERR_HEX_PREFIX, "upper-case \\X");
+	expect_hex_status("/x00", 4, BLOOM_ERR_HEX_PREFIX, "slash for backslash");
+	expect_hex_status("\\\\x00", 5, BLOOM_ERR_HEX_PREFIX, "doubled backslash");
+	expect_hex_status("\\x0", 3, BLOOM_ERR_HEX_ODD, "one digit");
+	expect_hex_status("\\x123", 5, BLOOM_ERR_HEX_ODD, "three digits");
+	expect_hex_status("\\x0g", 4, BLOOM_ERR_HEX_DIGIT, "g");
+	expect_hex_status("\\x 00", 5, BLOOM_ERR_HEX_DIGIT, "space");
+	expect_hex_status("\\x00\n", 5, BLOOM_ERR_HEX_DIGIT, "trailing newline");
+	expect_hex_status("\\x0\0", 4, BLOOM_ERR_HEX_DIGIT, "embedded NUL");
+	expect_hex_status("\\x\xc3\xa4", 4, BLOOM_ERR_HEX_DIGIT, "non-ASCII");
+
+	group_end();
+}
+
+/* ---- aggregate state -------------------------------------------------- */
+
+static void
+put_le64(uint8_t *p, uint64_t v)
+{
+	int			i;
+
+	for (i = 0; i < 8; i++, v >>= 8)
+		p[i] = (uint8_t) v;
+}
+
+static void
+test_state(void)
+{
+	uint8_t		buf[BLOOM_STATE_HEADER_BYTES + 4 * 8];
+	bloom_state_header h,
+				got;
+	bloom_status st;
+	size_t		len;
+	int			i;
+	static const int32_t bpks[] = {0, 1, 10, 100, INT32_MAX};
+
+	group_begin("aggregate state");
+
+	test_begin("header layout is little-endian as documented");
+	h.bits_per_key = 0x01020304;
+	h.nhashes = UINT64_C(0x0102030405060708);
+	memset(buf, 0xee, sizeof(buf));
+	bloom_state_write_header(buf, &h);
+	{
+		static const uint8_t want[BLOOM_STATE_HEADER_BYTES] = {
+			1, 0, 0, 0, 4, 3, 2, 1, 8, 7, 6, 5, 4, 3, 2, 1,
+		};
+
+		check(memcmp(buf, want, sizeof(want)) == 0, "header %s",
+			  hexs(buf, BLOOM_STATE_HEADER_BYTES));
+		check(buf[BLOOM_STATE_HEADER_BYTES] == 0xee, "wrote past the header");
+	}
+	test_end();
+
+	test_begin("hash_at reads little-endian words");
+	{
+		static const uint8_t words[8] = {1, 2, 3, 4, 0xff, 0, 0, 0x80};
+
+		check(bloom_state_hash_at(words, 0) == UINT32_C(0x04030201) &&
+			  bloom_state_hash_at(words, 1) == UINT32_C(0x800000ff),
+			  "%08" PRIx32 " %08" PRIx32, bloom_state_hash_at(words, 0),
+			  bloom_state_hash_at(words, 1));
+	}
+	test_end();
+
+	test_begin("write then check round trip");
+	for (i = 0; i < (int) (sizeof(bpks) / sizeof(bpks[0])); i++)
+	{
+		uint64_t	n;
+
+		for (n = 0; n <= 8; n++)
+		{
+			h.bits_per_key = bpks[i];
+			h.nhashes = n;
+			bloom_state_write_header(buf, &h);
+			len = (size_t) bloom_state_size(n);
+			memset(&got, 0, sizeof(got));
+			st = bloom_state_check(buf, len, &got);
+			check(st == BLOOM_OK && got.bits_per_key == h.bits_per_key &&
+				  got.nhashes == n,
+				  "bpk=%d n=%" PRIu64 ": %s, bpk=%d n=%" PRIu64, bpks[i], n,
+				  status_name(st), got.bits_per_key, got.nhashes);
+		}
+	}
+	test_end();
+
+	h.bits_per_key = 10;
+	h.nhashes = 2;
+
+	test_begin("truncated header");
+	bloom_state_write_header(buf, &h);
+	for (len = 0; len < BLOOM_STATE_HEADER_BYTES; len++)
+	{
+		st = bloom_state_check(buf, len, &got);
+		check(st == BLOOM_ERR_STATE_TOO_SHORT, "len %zu: %s", len,
+			  status_name(st));
+	}
+	test_end();
+
+	bloom_state_write_header(buf, &h);
+	expect_status(bloom_state_check(buf, BLOOM_STATE_HEADER_BYTES + 7, &got),
+				  BLOOM_ERR_STATE_COUNT, "truncated inside the second hash");
+	expect_status(bloom_state_check(buf, BLOOM_STATE_HEADER_BYTES + 4, &got),
+				  BLOOM_ERR_STATE_COUNT, "one hash fewer than the count");
+	expect_status(bloom_state_check(buf, BLOOM_STATE_HEADER_BYTES + 12, &got),
+				  BLOOM_ERR_STATE_COUNT, "one hash more than the count");
+
+	test_begin("wrong version");
+	for (i = 0; i < 256; i++)
+	{
+		if (i == BLOOM_STATE_VERSION)
+			continue;
+		bloom_state_write_header(buf, &h);
+		buf[0] = (uint8_t) i;
+		st = bloom_state_check(buf, BLOOM_STATE_HEADER_BYTES + 8, &got);
+		check(st == BLOOM_ERR_STATE_VERSION, "version %d: %s", i,
+			  status_name(st));
+	}
+	test_end();
+
+	test_begin("any nonzero flag or reserved bit");
+	for (i = 8; i < 32; i++)
+	{
+		bloom_state_write_header(buf, &h);
+		buf[i / 8] |= (uint8_t) (1u << (i % 8));
+		st = bloom_state_check(buf, BLOOM_STATE_HEADER_BYTES + 8, &got);
+		check(st == BLOOM_ERR_STATE_RESERVED, "bit %d of byte %d: %s",
+			  i % 8, i / 8, status_name(st));
+	}
+	test_end();
+
+	h.bits_per_key = -1;
+	bloom_state_write_header(buf, &h);
+	expect_status(bloom_state_check(buf, BLOOM_STATE_HEADER_BYTES + 8, &got),
+				  BLOOM_ERR_NEGATIVE_BITS_PER_KEY, "bits_per_key -1");
+	h.bits_per_key = INT32_MIN;
+	bloom_state_write_header(buf, &h);
+	expect_status(bloom_state_check(buf, BLOOM_STATE_HEADER_BYTES + 8, &got),
+				  BLOOM_ERR_NEGATIVE_BITS_PER_KEY, "bits_per_key INT32_MIN");
+	h.bits_per_key = 10;
+
+	/* counts whose 4 * n wraps to a length the buffer has */
+	test_begin("forged huge counts");
+	{
+		static const uint64_t forged[] = {
+			UINT64_C(1) << 62, (UINT64_C(1) << 62) + 1, (UINT64_C(1) << 62) + 2,
+			UINT64_C(1) << 63, (UINT64_C(1) << 63) + 2, UINT64_MAX,
+			UINT64_MAX - 3, UINT64_C(1) << 32, (UINT64_C(1) << 30) + 2,
+		};
+		size_t		f;
+
+		for (f = 0; f < sizeof(forged) / sizeof(forged[0]); f++)
+			for (len = BLOOM_STATE_HEADER_BYTES; len <= sizeof(buf); len += 4)
+			{
+				bloom_state_write_header(buf, &h);
+				put_le64(buf + 8, forged[f]);
+				st = bloom_state_check(buf, len, &got);
+				check(st == BLOOM_ERR_STATE_COUNT,
+					  "count %" PRIu64 ", len %zu: %s", forged[f], len,
+					  status_name(st));
+			}
+	}
+	test_end();
+
+	test_begin("bloom_state_size");
+	check(bloom_state_size(0) == BLOOM_STATE_HEADER_BYTES, "size(0)");
+	check(bloom_state_size(3) == BLOOM_STATE_HEADER_BYTES + 12, "size(3)");
+	{
+		uint64_t	max = (UINT64_MAX - BLOOM_STATE_HEADER_BYTES) / 4;
+
+		check(bloom_state_size(max) == BLOOM_STATE_HEADER_BYTES + 4 * max,
+			  "largest size");
+		check(bloom_state_size(max + 1) == 0, "size(max + 1) = %" PRIu64,
+			  bloom_state_size(max + 1));
+	}
+	check(bloom_state_size(UINT64_C(1) << 62) == 0, "size(2^62)");
+	check(bloom_state_size(UINT64_MAX) == 0, "size(UINT64_MAX)");
+	test_end();
+
+	group_end();
+}
+
+/* ---- hashing and messages --------------------------------------------- */
+
+static void
+test_hash(void)
+{
+	uint8_t		pattern[64];
+	uint8_t		buf[64 + 16];
+	size_t		len,
+				off;
+
+	group_begin("hash");
+
+	/* the word loads must not depend on where the key sits in memory */
+	test_begin("hash is independent of the buffer's alignment");
+	for (len = 0; len < sizeof(pattern); len++)
+		pattern[len] = (uint8_t) rng_next();
+	for (len = 0; len <= sizeof(pattern); len++)
+	{
+		uint32_t	want;
+
+		memcpy(buf, pattern, len);
+		want = bloom_key_hash(buf, len);
+		for (off = 1; off < 8; off++)
+		{
+			memset(buf, 0x5a, sizeof(buf));
+			memcpy(buf + off, pattern, len);
+			check(bloom_key_hash(buf + off, len) == want,
+				  "len %zu at offset %zu", len, off);
+		}
+	}
+	test_end();
+
+	test_begin("hash reads only len bytes");
+	for (len = 0; len < 12; len++)
+	{
+		uint32_t	want;
+
+		memset(buf, 0, sizeof(buf));
+		memcpy(buf, pattern, len);
+		want = bloom_key_hash(buf, len);
+		memset(buf + len, 0xff, sizeof(buf) - len);
+		check(bloom_key_hash(buf, len) == want, "len %zu", len);
+	}
+	test_end();
+
+	test_begin("bloom_key_hash is Hash() with LevelDB's seed");
+	for (len = 0; len <= sizeof(pattern); len++)
+		check(bloom_key_hash(pattern, len) ==
+			  bloom_leveldb_hash(pattern, len, UINT32_C(0xbc9f1d34)),
+			  "len %zu", len);
+	test_end();
+
+	group_end();
+}
+
+static void
+test_messages(void)
+{
+	const char *msgs[BLOOM_ERR_STATE_COUNT + 1];
+	int			s,
+				t;
+
+	group_begin("status messages");
+	test_begin("every status has its own sentence");
+	for (s = BLOOM_OK; s <= BLOOM_ERR_STATE_COUNT; s++)
+	{
+		const char *m = bloom_status_message((bloom_status) s);
+		size_t		n = m ? strlen(m) : 0;
+
+		msgs[s] = m;
+		if (!check(n > 0 && strcmp(m, "unknown error") != 0,
+				   "%s has no message", status_name((bloom_status) s)))
+			continue;
+		for (t = 0; t < s; t++)
+			check(msgs[t] == NULL || strcmp(msgs[t], m) != 0,
+				  "%s and %s share a message", status_name((bloom_status) t),
+				  status_name((bloom_status) s));
+	}
+	test_end();
+	group_end();
+}
+
+int
+main(int argc, char **argv)
+{
+	vec_set		set;
+
+	if (argc != 2)
+	{
+		fprintf(stderr, "usage: %s VECTOR_DIR\n", argv[0]);
+		return 2;
+	}
+	/* keep FAIL lines in order with anything the core or libc prints */
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	vec_load_dir(argv[1], &set);
+	test_vector_set(&set);
+	test_vectors(&set);
+	vec_set_free(&set);
+
+	test_geometry();
+	test_build_probe();
+	test_big_filter();
+	test_validate();
+	test_hex();
+	test_state();
+	test_hash();
+	test_messages();
+
+	printf("unit: %lu passed, %lu failed\n", n_passed, n_failed);
+	return n_failed > 0 ? 1 : 0;
+}
