@@ -64,21 +64,21 @@ SELECT 'AQAAAAoAAAABAAAAAAAAAA=='::bloom_agg_state;
 -- binary COPY of bytea are read back as bloom_agg_state
 CREATE TABLE raw_bytes (b bytea);
 INSERT INTO raw_bytes VALUES ('\x010000000a0000000100000000000000');  -- a hash missing
-COPY raw_bytes TO '/tmp/bloomfilter_regress_raw.bin' (FORMAT binary);
+\copy raw_bytes TO 'results/bloom_agg_state_raw.bin' (FORMAT binary)
 CREATE TABLE state_copy (s bloom_agg_state);
-COPY state_copy FROM '/tmp/bloomfilter_regress_raw.bin' (FORMAT binary);
+\copy state_copy FROM 'results/bloom_agg_state_raw.bin' (FORMAT binary)
 \set VERBOSITY sqlstate
-COPY state_copy FROM '/tmp/bloomfilter_regress_raw.bin' (FORMAT binary);
+\copy state_copy FROM 'results/bloom_agg_state_raw.bin' (FORMAT binary)
 \set VERBOSITY default
 TRUNCATE raw_bytes;
 INSERT INTO raw_bytes VALUES ('\x030000000a00000000000000000000');  -- short, bad version
-COPY raw_bytes TO '/tmp/bloomfilter_regress_raw.bin' (FORMAT binary);
-COPY state_copy FROM '/tmp/bloomfilter_regress_raw.bin' (FORMAT binary);
+\copy raw_bytes TO 'results/bloom_agg_state_raw.bin' (FORMAT binary)
+\copy state_copy FROM 'results/bloom_agg_state_raw.bin' (FORMAT binary)
 -- and a good state survives a binary round trip
 INSERT INTO state_copy SELECT bloom_partial(k, 10) FROM parts;
-COPY state_copy TO '/tmp/bloomfilter_regress_state.bin' (FORMAT binary);
+\copy state_copy TO 'results/bloom_agg_state.bin' (FORMAT binary)
 TRUNCATE state_copy;
-COPY state_copy FROM '/tmp/bloomfilter_regress_state.bin' (FORMAT binary);
+\copy state_copy FROM 'results/bloom_agg_state.bin' (FORMAT binary)
 SELECT bloom_agg_finalfn(s)::text = (SELECT bloom_agg(k, 10) FROM parts)::text AS binary_round_trip
   FROM state_copy;
 

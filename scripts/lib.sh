@@ -1,0 +1,309 @@
+# shellcheck shell=bash
+#
+# scripts/lib.sh -- shell functions shared by scripts/test.sh and
+# scripts/demo.sh.  Source it; it does nothing by itself.
+#
+#   bf_ensure_deps [--leveldb]   check (and as root install) Debian packages
+#   bf_make ARGS...              make with the PostgreSQL 15 pg_config
+#   bf_make_install              make install (through sudo when not root)
+#   bf_cluster_start             initdb + start a throw-away cluster, export PG*
+#   bf_cluster_stop              stop it (also done by the exit trap)
+#   bf_mktemp_dir                a temp dir removed by the exit trap
+#
+# Everything is safe under `set -euo pipefail`.  Functions report problems
+# with a message on stderr and a non-zero return; they never kill anything
+# by name, and stop only the cluster they started, by its data directory.
+
+# The PostgreSQL major version the extension is built for.
+BF_PG_MAJOR=${BF_PG_MAJOR:-15}
+
+bf_log() { printf '==> %s\n' "$*"; }
+bf_warn() { printf 'WARNING: %s\n' "$*" >&2; }
+bf_err() { printf 'ERROR: %s\n' "$*" >&2; }
+
+bf_is_root() { [ "$(id -u)" -eq 0 ]; }
+
+# ---- PostgreSQL binaries --------------------------------------------------
+
+# pg_config of the wanted major version: Debian's /usr/bin/pg_config picks
+# the newest server-dev installed, which may not be ours.
+bf_pg_config() {
+	if [ -n "${PG_CONFIG:-}" ]; then
+		printf '%s\n' "$PG_CONFIG"
+	elif [ -x "/usr/lib/postgresql/$BF_PG_MAJOR/bin/pg_config" ]; then
+		printf '%s\n' "/usr/lib/postgresql/$BF_PG_MAJOR/bin/pg_config"
+	else
+		command -v pg_config || printf 'pg_config\n'
+	fi
+}
+
+bf_pg_bindir() {
+	if [ -x "/usr/lib/postgresql/$BF_PG_MAJOR/bin/pg_ctl" ]; then
+		printf '%s\n' "/usr/lib/postgresql/$BF_PG_MAJOR/bin"
+	else
+		"$(bf_pg_config)" --bindir
+	fi
+}
+
+bf_make() {
+	make PG_CONFIG="$(bf_pg_config)" "$@"
+}
+
+# make install needs root for Debian's directories.
+bf_make_install() {
+	if bf_is_root; then
+		bf_make install
+	elif command -v sudo >/dev/null 2>&1; then
+		bf_log "not root: running make install through sudo"
+		sudo make PG_CONFIG="$(bf_pg_config)" install
+	else
+		bf_err "make install needs root (and sudo is not available)"
+		return 1
+	fi
+}
+
+# ---- dependencies ---------------------------------------------------------
+
+bf_pkg_installed() {
+	[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" = "install ok installed" ]
+}
+
+# bf_ensure_deps [--leveldb]
+bf_ensure_deps() {
+	local want=("postgresql-$BF_PG_MAJOR" "postgresql-server-dev-$BF_PG_MAJOR"
+		build-essential gcc make g++)
+	local arg
+	for arg in "$@"; do
+		case $arg in
+		--leveldb) want+=(libleveldb-dev) ;;
+		*)
+			bf_err "bf_ensure_deps: unknown argument $arg"
+			return 2
+			;;
+		esac
+	done
+
+	if ! command -v dpkg-query >/dev/null 2>&1; then
+		bf_warn "dpkg-query not found (not Debian?): not checking for ${want[*]}"
+		return 0
+	fi
+
+	local missing=() pkg
+	for pkg in "${want[@]}"; do
+		bf_pkg_installed "$pkg" || missing+=("$pkg")
+	done
+	if [ "${#missing[@]}" -eq 0 ]; then
+		bf_log "dependencies present: ${want[*]}"
+		return 0
+	fi
+
+	if ! bf_is_root; then
+		bf_err "missing Debian packages: ${missing[*]}"
+		printf 'Install them with:\n\n    sudo apt-get install -y %s\n\n' "${missing[*]}" >&2
+		return 1
+	fi
+
+	bf_log "installing missing packages: ${missing[*]}"
+	apt-get update || {
+		bf_err "apt-get update failed"
+		return 1
+	}
+	DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}" || {
+		bf_err "apt-get install -y ${missing[*]} failed"
+		return 1
+	}
+	for pkg in "${missing[@]}"; do
+		if ! bf_pkg_installed "$pkg"; then
+			bf_err "package $pkg still not installed"
+			return 1
+		fi
+	done
+}
+
+# ---- clean-up on exit -----------------------------------------------------
+
+BF_TMP_DIRS=()
+BF_TRAPS_SET=
+BF_CLUSTER_DIR=
+BF_PGDATA=
+BF_PGLOG=
+BF_CLUSTER_OWNER=
+
+bf__cleanup() {
+	local d keep=
+	if ! bf_cluster_stop; then
+		# Never delete the files of a server that may still be running.
+		keep=$BF_CLUSTER_DIR
+		bf_warn "leaving $keep in place"
+	fi
+	for d in "${BF_TMP_DIRS[@]+"${BF_TMP_DIRS[@]}"}"; do
+		if [ -n "$d" ] && [ "$d" != "$keep" ] && [ -d "$d" ]; then
+			rm -rf -- "$d"
+		fi
+	done
+	BF_TMP_DIRS=()
+}
+
+bf__on_exit() {
+	local rc=$?
+	bf__cleanup
+	exit "$rc"
+}
+
+bf__on_signal() {
+	trap - INT TERM HUP
+	printf '\ninterrupted: cleaning up\n' >&2
+	bf__cleanup
+	exit "$1"
+}
+
+bf__set_traps() {
+	[ -n "$BF_TRAPS_SET" ] && return 0
+	trap bf__on_exit EXIT
+	trap 'bf__on_signal 130' INT
+	trap 'bf__on_signal 143' TERM
+	trap 'bf__on_signal 129' HUP
+	BF_TRAPS_SET=1
+}
+
+# bf_mktemp_dir VAR: make a fresh directory, removed when the script exits,
+# and store its path in VAR.  (Not  VAR=$(...): the registration for
+# removal would then happen in a subshell and be lost.)
+bf_mktemp_dir() {
+	local __var=$1 __dir
+	bf__set_traps
+	__dir=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter.XXXXXX") || return 1
+	BF_TMP_DIRS+=("$__dir")
+	printf -v "$__var" '%s' "$__dir"
+}
+
+# ---- throw-away cluster ---------------------------------------------------
+
+# Run a command as the owner of the cluster (postgres when we are root).
+bf__as_owner() {
+	if [ -n "$BF_CLUSTER_OWNER" ]; then
+		(cd / && runuser -u "$BF_CLUSTER_OWNER" -- "$@")
+	else
+		"$@"
+	fi
+}
+
+bf__port_free() {
+	local port=$1
+	if command -v ss >/dev/null 2>&1; then
+		# Any TCP listener on the port, or a unix socket of that port number.
+		if [ -n "$(ss -Hltn "sport = :$port" 2>/dev/null)" ]; then
+			return 1
+		fi
+		if ss -Hlx 2>/dev/null | grep -q "\.s\.PGSQL\.$port\b"; then
+			return 1
+		fi
+		return 0
+	fi
+	# No ss: try to connect; a refused connection means free.
+	! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null
+}
+
+bf__pick_port() {
+	local try port
+	for try in $(seq 1 100); do
+		port=$((54000 + RANDOM % 1000))
+		if bf__port_free "$port"; then
+			printf '%s\n' "$port"
+			return 0
+		fi
+		: "$try"
+	done
+	bf_err "no free port found in 54000-54999"
+	return 1
+}
+
+# Start a throw-away cluster; on success exports PGHOST PGPORT PGUSER
+# PGDATABASE and sets BF_PGDATA / BF_PGLOG.  The exit trap stops it and
+# removes its directory.
+bf_cluster_start() {
+	local bindir base sock port
+	bindir=$(bf_pg_bindir) || return 1
+	if [ ! -x "$bindir/initdb" ] || [ ! -x "$bindir/pg_ctl" ]; then
+		bf_err "initdb/pg_ctl not found in $bindir (is postgresql-$BF_PG_MAJOR installed?)"
+		return 1
+	fi
+	bf__set_traps
+
+	# Keep the socket path short: sun_path holds 107 bytes.
+	base=${TMPDIR:-/tmp}
+	[ "${#base}" -gt 60 ] && base=/tmp
+	BF_CLUSTER_DIR=$(mktemp -d "$base/bloomfilter-pg.XXXXXX") || return 1
+	BF_TMP_DIRS+=("$BF_CLUSTER_DIR")
+	BF_PGDATA=$BF_CLUSTER_DIR/data
+	BF_PGLOG=$BF_CLUSTER_DIR/server.log
+	sock=$BF_CLUSTER_DIR/socket
+
+	BF_CLUSTER_OWNER=
+	if bf_is_root; then
+		if ! id postgres >/dev/null 2>&1; then
+			bf_err "running as root but there is no 'postgres' user to run the server"
+			return 1
+		fi
+		BF_CLUSTER_OWNER=postgres
+		chown postgres: "$BF_CLUSTER_DIR" || return 1
+	fi
+	chmod 700 "$BF_CLUSTER_DIR" || return 1
+	bf__as_owner mkdir -m 700 "$sock" || return 1
+
+	bf_log "initdb into $BF_PGDATA${BF_CLUSTER_OWNER:+ (as $BF_CLUSTER_OWNER)}"
+	if ! bf__as_owner "$bindir/initdb" -D "$BF_PGDATA" -A trust -U postgres \
+		--no-sync -E UTF8 --locale=C >"$BF_CLUSTER_DIR/initdb.log" 2>&1; then
+		bf_err "initdb failed:"
+		cat "$BF_CLUSTER_DIR/initdb.log" >&2
+		return 1
+	fi
+
+	port=$(bf__pick_port) || return 1
+	bf__as_owner tee -a "$BF_PGDATA/postgresql.conf" >/dev/null <<EOF || return 1
+
+# ---- throw-away test cluster (scripts/lib.sh) ----
+listen_addresses = ''
+port = $port
+unix_socket_directories = '$sock'
+unix_socket_permissions = 0700
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+max_connections = 30
+EOF
+
+	bf_log "starting server on port $port, socket in $sock"
+	bf_log "server log: $BF_PGLOG"
+	if ! bf__as_owner "$bindir/pg_ctl" -D "$BF_PGDATA" -l "$BF_PGLOG" -w -t 120 start >/dev/null; then
+		bf_err "server failed to start; last lines of $BF_PGLOG:"
+		tail -n 40 "$BF_PGLOG" >&2 || true
+		return 1
+	fi
+
+	export PGHOST=$sock PGPORT=$port PGUSER=postgres PGDATABASE=postgres
+	unset PGHOSTADDR PGSERVICE PGSERVICEFILE PGPASSWORD PGOPTIONS PGREQUIRESSL PGSSLMODE
+	if ! "$bindir/psql" -X -q -At -c 'SELECT 1' >/dev/null; then
+		bf_err "server started but psql cannot connect; last lines of $BF_PGLOG:"
+		tail -n 40 "$BF_PGLOG" >&2 || true
+		return 1
+	fi
+	bf_log "cluster up: PGHOST=$PGHOST PGPORT=$PGPORT PGUSER=$PGUSER"
+}
+
+# Stop the cluster this shell started (by its data directory); idempotent.
+bf_cluster_stop() {
+	[ -n "$BF_PGDATA" ] || return 0
+	local bindir data=$BF_PGDATA
+	BF_PGDATA=
+	[ -f "$data/postmaster.pid" ] || return 0
+	bindir=$(bf_pg_bindir) || return 1
+	bf_log "stopping cluster $data"
+	if ! bf__as_owner "$bindir/pg_ctl" -D "$data" stop -m fast -w -t 60 >/dev/null; then
+		bf_warn "fast stop failed; trying immediate stop"
+		bf__as_owner "$bindir/pg_ctl" -D "$data" stop -m immediate -w -t 60 >/dev/null || {
+			bf_err "could not stop the cluster in $data"
+			return 1
+		}
+	fi
+}
