@@ -6,7 +6,7 @@
 #   deps -> make (warnings are errors) -> make install -> make unittest
 #   -> make leveldbtest -> start cluster -> make installcheck
 #   -> test/sql_diff.sh on the test vectors and on a fresh random LevelDB
-#      export -> stop cluster -> summary
+#      export -> test/cancel_test.sh -> stop cluster -> summary
 #
 # Every suite's "N passed, N failed" is collected; a suite that crashes or
 # prints no count counts as 1 failed.  The last line is
@@ -289,7 +289,18 @@ else
 	fi
 fi
 
-# ---- 9. stop, summary ----------------------------------------------------------
+# ---- 9. a cancel stops a long final function -----------------------------------
+
+stage "cancel: statement_timeout and pg_cancel_backend inside bloom_agg's final"
+if [ -z "$cluster_ok" ]; then
+	record "cancel" 0 1 "not run: no cluster"
+else
+	rc=0
+	run_logged "$LOGDIR/cancel.log" test/cancel_test.sh || rc=$?
+	record_counted "cancel" cancel "$rc" "$LOGDIR/cancel.log"
+fi
+
+# ---- 10. stop, summary ---------------------------------------------------------
 
 stage "stop cluster"
 if [ -n "$cluster_ok" ]; then

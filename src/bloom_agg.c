@@ -20,7 +20,7 @@ PG_FUNCTION_INFO_V1(bloom_agg_combinefn);
 PG_FUNCTION_INFO_V1(bloom_agg_finalfn);
 
 /* Hashes set between checks for a cancel in the final function. */
-#define FINAL_INTERRUPT_BATCH	(1 << 20)
+#define FINAL_INTERRUPT_BATCH	(1 << 18)
 
 static MemoryContext
 aggregate_context(FunctionCallInfo fcinfo, const char *funcname)

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+#
+# test/cancel_test.sh -- a cancel or statement_timeout stops bloom_agg's final
+# function promptly, even over tens of millions of keys.
+#
+# Runs against the server the PG* environment points at, in a scratch
+# database it creates and drops.  The final function is run alone on a
+# stored partial state, so that the cancel lands inside it and not in the
+# scan that fed it.  The premise is checked too: uncancelled, the same final
+# must take several times the allowed delay, or the test could not fail.
+#
+# Prints "cancel: N passed, N failed".
+set -euo pipefail
+
+KEYS=${BLOOM_CANCEL_KEYS:-20000000}
+BPK=43                  # k = 29: many bit writes per key, a long final
+ALLOWED_MS=1500         # delay allowed between the cancel and the error
+PREMISE_MS=$((3 * ALLOWED_MS))
+
+db="bloom_cancel_$$"
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "ok   $*"; }
+fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+finish() {
+	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
+	echo "cancel: $passed passed, $failed failed"
+}
+trap finish EXIT
+
+now_ms() { date +%s%3N; }
+q() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+
+psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE DATABASE $db"
+q <<SQL
+CREATE EXTENSION bloomfilter;
+CREATE AGGREGATE bloom_partial(text, integer) (
+  SFUNC = bloom_agg_transfn, STYPE = bloom_agg_state);
+CREATE TABLE st (s bloom_agg_state);
+ALTER TABLE st ALTER COLUMN s SET STORAGE external;
+INSERT INTO st SELECT bloom_partial(i::text, $BPK) FROM generate_series(1, $KEYS) i;
+SQL
+echo "stored a partial state of $KEYS keys at $BPK bits per key"
+
+final_sql="SELECT bloom_agg_finalfn(s) IS NOT NULL FROM st"
+
+# The premise: the uncancelled final is long enough to tell a prompt cancel
+# from none.
+t0=$(now_ms)
+q -c "$final_sql" >/dev/null
+full_ms=$(($(now_ms) - t0))
+if [ "$full_ms" -ge "$PREMISE_MS" ]; then
+	pass "uncancelled final takes ${full_ms} ms (needs >= ${PREMISE_MS} ms for this test to mean anything)"
+else
+	fail "uncancelled final takes only ${full_ms} ms (< ${PREMISE_MS} ms): raise BLOOM_CANCEL_KEYS"
+fi
+
+# statement_timeout inside the final.
+timeout_ms=500
+t0=$(now_ms)
+out=$(q -c "SET statement_timeout = ${timeout_ms}" -c "$final_sql" 2>&1 || true)
+elapsed=$(($(now_ms) - t0))
+if ! grep -q "canceling statement due to statement timeout" <<<"$out"; then
+	fail "statement_timeout: expected a timeout error, got: $out"
+elif [ "$elapsed" -le $((timeout_ms + ALLOWED_MS)) ]; then
+	pass "statement_timeout of ${timeout_ms} ms stopped the final after ${elapsed} ms"
+else
+	fail "statement_timeout of ${timeout_ms} ms stopped the final only after ${elapsed} ms"
+fi
+
+# pg_cancel_backend from another session, while the final runs.
+app="bloom_cancel_test_$$"
+out_file=$(mktemp)
+t_start=$(now_ms)
+PGAPPNAME=$app q -c "$final_sql" >"$out_file" 2>&1 &
+runner=$!
+sleep 1
+t0=$(now_ms)
+cancelled=$(q -At -c "SELECT count(*) FILTER (WHERE pg_cancel_backend(pid))
+                       FROM pg_stat_activity WHERE application_name = '$app'")
+wait "$runner" || true
+elapsed=$(($(now_ms) - t0))
+out=$(cat "$out_file")
+rm -f "$out_file"
+if [ "$cancelled" != "1" ]; then
+	fail "pg_cancel_backend: found $cancelled sessions to cancel (after $((t0 - t_start)) ms)"
+elif ! grep -q "canceling statement due to user request" <<<"$out"; then
+	fail "pg_cancel_backend: expected a cancel error, got: $out"
+elif [ "$elapsed" -le "$ALLOWED_MS" ]; then
+	pass "pg_cancel_backend stopped the final ${elapsed} ms after the cancel"
+else
+	fail "pg_cancel_backend stopped the final only ${elapsed} ms after the cancel"
+fi
+[ "$failed" -eq 0 ]
