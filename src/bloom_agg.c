@@ -53,19 +53,24 @@ check_same_bits_per_key(int32 state_bpk, int32 other_bpk)
 static BloomAggState *
 writable_state(FunctionCallInfo fcinfo, int32 bits_per_key, const char *funcname)
 {
-	MemoryContext aggcontext = aggregate_context(fcinfo, funcname);
 	BloomAggState *state;
 	BloomAggStateView input;
 
-	if (PG_ARGISNULL(0))
-		return bloom_agg_state_create(aggcontext, bits_per_key);
+	/* the per-row case first: only the executor holds a read/write pointer */
+	if (!PG_ARGISNULL(0))
+	{
+		state = bloom_agg_state_if_rw(PG_GETARG_DATUM(0));
+		if (state != NULL)
+			return state;
+	}
 
-	state = bloom_agg_state_if_rw(PG_GETARG_DATUM(0));
-	if (state != NULL)
-		return state;
+	if (PG_ARGISNULL(0))
+		return bloom_agg_state_create(aggregate_context(fcinfo, funcname),
+									  bits_per_key);
 
 	bloom_agg_state_view(PG_GETARG_DATUM(0), &input);
-	state = bloom_agg_state_create(aggcontext, input.bits_per_key);
+	state = bloom_agg_state_create(aggregate_context(fcinfo, funcname),
+								   input.bits_per_key);
 	bloom_agg_state_append_all(state, &input);
 	return state;
 }

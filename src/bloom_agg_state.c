@@ -10,6 +10,7 @@
 
 #include "common/base64.h"
 #include "libpq/pqformat.h"
+#include "port/pg_bswap.h"
 #include "utils/memutils.h"
 
 #include "bloom_agg_state.h"
