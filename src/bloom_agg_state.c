@@ -23,11 +23,36 @@ PG_FUNCTION_INFO_V1(bloom_agg_state_recv);
 PG_FUNCTION_INFO_V1(bloom_agg_state_send);
 
 /*
- * Room for this many hashes comes with a new state: together with the
- * header it fits the context's first 1 kB block, so a GROUP BY over many
- * small groups costs about one block a group.
+ * A new state has room for this many hashes and grows by doubling, so a
+ * GROUP BY over a million groups of a few keys reserves little per group.
  */
-#define INITIAL_CAPACITY	128
+#define INITIAL_CAPACITY	4
+
+/*
+ * Every state of one aggregate context lives in one shared child context,
+ * found by this name's address.  A context per state would be simpler, but
+ * a hash aggregate adds up the memory of all child contexts for every new
+ * group, which makes a GROUP BY quadratic in the number of groups.  The
+ * shared context is still a child of the aggregate context, which is what
+ * lets the executor adopt a read/write state without copying it.  It must
+ * never be deleted through one state: the executor deletes an expanded
+ * transition value only when the transition function returns a different
+ * one, and ours always return the state they were given (or create the
+ * first one), so the states go away with the aggregate context's reset.
+ */
+static const char states_context_name[] = "bloom_agg states";
+
+static MemoryContext
+states_context(MemoryContext aggcontext)
+{
+	MemoryContext child;
+
+	for (child = aggcontext->firstchild; child != NULL; child = child->nextchild)
+		if (child->name == states_context_name)
+			return child;
+	return AllocSetContextCreateInternal(aggcontext, states_context_name,
+										 ALLOCSET_DEFAULT_SIZES);
+}
 
 static Size bloom_agg_state_flat_size(ExpandedObjectHeader *eohptr);
 static void bloom_agg_state_flatten(ExpandedObjectHeader *eohptr,
@@ -39,13 +64,11 @@ static const ExpandedObjectMethods bloom_agg_state_methods = {
 };
 
 BloomAggState *
-bloom_agg_state_create(MemoryContext parent, int32 bits_per_key)
+bloom_agg_state_create(MemoryContext aggcontext, int32 bits_per_key)
 {
-	MemoryContext objcxt;
+	MemoryContext objcxt = states_context(aggcontext);
 	BloomAggState *state;
 
-	objcxt = AllocSetContextCreate(parent, "bloom_agg state",
-								   ALLOCSET_START_SMALL_SIZES);
 	state = MemoryContextAlloc(objcxt, sizeof(BloomAggState));
 	EOH_init_header(&state->hdr, &bloom_agg_state_methods, objcxt);
 	state->bits_per_key = bits_per_key;

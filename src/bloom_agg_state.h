@@ -7,9 +7,10 @@
  * as a plain value: parallel workers and Citus worker nodes send partial
  * states to be combined.  Its flat form is the serialized layout of
  * bloom_state.h.  While aggregating, it is an expanded object (a growable
- * array of 32-bit key hashes in its own memory context, a child of the
- * aggregate context), so that appending a key costs O(1) amortised and the
- * executor neither copies nor frees the state per row.
+ * array of 32-bit key hashes, in a memory context that is a child of the
+ * aggregate context and shared by all its groups' states), so that
+ * appending a key costs O(1) amortised and the executor neither copies nor
+ * frees the state per row.
  *
  * Include after postgres.h.
  */
@@ -24,7 +25,7 @@ typedef struct BloomAggState
 	int32		bits_per_key;
 	uint64		nhashes;
 	uint64		capacity;		/* hashes allocated */
-	uint32	   *hashes;			/* in hdr.eoh_context */
+	uint32	   *hashes;			/* in hdr.eoh_context, with the header */
 } BloomAggState;
 
 /* A read-only look at any state datum, flat or expanded. */
@@ -35,8 +36,8 @@ typedef struct BloomAggStateView
 	const uint32 *hashes;		/* native byte order */
 } BloomAggStateView;
 
-/* A new, empty expanded state in a new child context of parent. */
-extern BloomAggState *bloom_agg_state_create(MemoryContext parent,
+/* A new, empty expanded state belonging to an aggregate context. */
+extern BloomAggState *bloom_agg_state_create(MemoryContext aggcontext,
 											 int32 bits_per_key);
 
 /* Our expanded state if d is a read/write pointer to one, else NULL. */
