@@ -9,12 +9,15 @@ EXTENSION = bloomfilter
 MODULE_big = bloomfilter
 DATA = bloomfilter--1.0.sql
 
-CORE_OBJS = src/bloom_hash.o src/bloom_filter.o src/bloom_hex.o src/bloom_state.o
+CORE_OBJS = src/bloom_hash.o src/bloom_filter.o src/bloom_hex.o src/bloom_state.o \
+	src/bloom_stats.o src/bloom_setops.o
 OBJS = $(CORE_OBJS) \
 	src/bloom_pg.o src/bloomfilter_io.o src/bloom_agg_state.o src/bloom_agg.o \
-	src/bloom_probe.o src/bloom_filter_cache.o
+	src/bloom_probe.o src/bloom_filter_cache.o src/bloomfilter_ops.o src/bloom_combine.o \
+	src/bloom_info.o
 
-REGRESS = bloomfilter_type bloom_agg bloom_probe bloom_agg_state bloom_agg_parallel
+REGRESS = bloomfilter_type bloom_agg bloom_probe bloom_agg_state bloom_agg_parallel bad_input \
+	bloomfilter_cast bloomfilter_eq bloom_info bloom_combine
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CFLAGS += -Wall -Wextra
@@ -31,14 +34,14 @@ TEST_CXX ?= c++
 TEST_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror
 TEST_CXXFLAGS ?= -std=gnu++17 -O2 -g -Wall -Wextra -Werror
 
-test/unit/test_core: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h $(CORE_SRCS) src/bloom_core.h src/bloom_state.h
-	$(TEST_CC) $(TEST_CFLAGS) -Isrc -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS)
+test/unit/test_core: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h $(CORE_SRCS) src/bloom_core.h src/bloom_state.h src/bloom_stats.h src/bloom_setops.h
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS) -lm
 
 unittest: test/unit/test_core
 	test/unit/test_core test/data/vectors
 
 test/unit/vectors2tsv: test/unit/vectors2tsv.c test/unit/vectors.c test/unit/vectors.h $(CORE_SRCS) src/bloom_core.h
-	$(TEST_CC) $(TEST_CFLAGS) -Isrc -o $@ test/unit/vectors2tsv.c test/unit/vectors.c $(CORE_SRCS)
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc -o $@ test/unit/vectors2tsv.c test/unit/vectors.c $(CORE_SRCS) -lm
 
 # The core is C and is compiled as C, into objects of its own: PGXS's
 # src/*.o carry the server's flags and must not be mixed in.
@@ -54,6 +57,31 @@ test/leveldb/leveldb_diff: test/leveldb/leveldb_diff.cc src/bloom_core.h $(LEVEL
 leveldbtest: test/leveldb/leveldb_diff
 	test/leveldb/leveldb_diff check
 
-.PHONY: unittest leveldbtest
+# The core against libleveldb, for speed (bench/run.sh).  The core is
+# compiled with the flags PGXS compiles the extension with.
+BENCH_CORE_OBJS = $(patsubst src/%.c,bench/obj/%.o,$(CORE_SRCS))
 
-EXTRA_CLEAN = test/unit/test_core test/unit/vectors2tsv test/leveldb/leveldb_diff test/leveldb/obj
+$(BENCH_CORE_OBJS): bench/obj/%.o: src/%.c src/bloom_core.h src/bloom_state.h src/bloom_stats.h src/bloom_setops.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Isrc -c -o $@ $<
+
+bench/core_bench: bench/core_bench.cc src/bloom_core.h $(BENCH_CORE_OBJS)
+	$(TEST_CXX) $(TEST_CXXFLAGS) -Isrc -o $@ bench/core_bench.cc $(BENCH_CORE_OBJS) -lleveldb
+
+# The same unit tests under AddressSanitizer (with LeakSanitizer) and UBSan,
+# in a binary of their own.  Any report stops the run with a non-zero exit.
+SANITIZE_CC ?= clang
+SANITIZE_CFLAGS ?= -std=gnu11 -O1 -g -Wall -Wextra -Werror \
+	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+test/unit/test_core_sanitize: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h $(CORE_SRCS) src/bloom_core.h src/bloom_state.h src/bloom_stats.h src/bloom_setops.h
+	$(SANITIZE_CC) $(SANITIZE_CFLAGS) -Isrc -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS) -lm
+
+unittest-sanitize: test/unit/test_core_sanitize
+	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	test/unit/test_core_sanitize test/data/vectors
+
+.PHONY: unittest leveldbtest unittest-sanitize
+
+EXTRA_CLEAN = test/unit/test_core test/unit/test_core_sanitize test/unit/vectors2tsv test/leveldb/leveldb_diff test/leveldb/obj test/fuzz/build bench/core_bench bench/obj

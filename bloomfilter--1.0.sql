@@ -166,3 +166,150 @@ COMMENT ON OPERATOR <~ (text, bloomfilter) IS 'may contain: false means the text
 COMMENT ON OPERATOR <~ (bytea, bloomfilter) IS 'may contain: false means the bytea key is certainly absent';
 COMMENT ON OPERATOR ~> (bloomfilter, text) IS 'may contain: false means the text key is certainly absent';
 COMMENT ON OPERATOR ~> (bloomfilter, bytea) IS 'may contain: false means the bytea key is certainly absent';
+
+------------------------------------------------------------------------
+-- Casts: a filter's bytes are its binary form, both ways.
+------------------------------------------------------------------------
+
+-- free: a bloomfilter and a bytea have the same varlena layout
+CREATE CAST (bloomfilter AS bytea) WITHOUT FUNCTION;
+
+CREATE FUNCTION bloomfilter(bytea) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME', 'bloomfilter_from_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+-- explicit: bytes become a filter only when asked to, and only valid ones
+CREATE CAST (bytea AS bloomfilter) WITH FUNCTION bloomfilter(bytea);
+
+COMMENT ON CAST (bloomfilter AS bytea) IS 'the filter bytes, unchanged';
+COMMENT ON FUNCTION bloomfilter(bytea) IS 'the bytes of a LevelDB filter as a bloomfilter, validated as binary input';
+COMMENT ON CAST (bytea AS bloomfilter) IS 'the bytes of a LevelDB filter, validated as binary input';
+
+------------------------------------------------------------------------
+-- Equality: the same bytes.  Hashable, for DISTINCT, GROUP BY, hash joins.
+------------------------------------------------------------------------
+
+CREATE FUNCTION bloomfilter_eq(bloomfilter, bloomfilter) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloomfilter_ne(bloomfilter, bloomfilter) RETURNS boolean
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloomfilter_hash(bloomfilter) RETURNS integer
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloomfilter_hash_extended(bloomfilter, bigint) RETURNS bigint
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR = (
+	LEFTARG = bloomfilter,
+	RIGHTARG = bloomfilter,
+	FUNCTION = bloomfilter_eq,
+	COMMUTATOR = '=',
+	NEGATOR = '<>',
+	RESTRICT = eqsel,
+	JOIN = eqjoinsel,
+	HASHES
+);
+
+CREATE OPERATOR <> (
+	LEFTARG = bloomfilter,
+	RIGHTARG = bloomfilter,
+	FUNCTION = bloomfilter_ne,
+	COMMUTATOR = '<>',
+	NEGATOR = '=',
+	RESTRICT = neqsel,
+	JOIN = neqjoinsel
+);
+
+CREATE OPERATOR CLASS bloomfilter_ops
+	DEFAULT FOR TYPE bloomfilter USING hash AS
+	OPERATOR 1 = ,
+	FUNCTION 1 bloomfilter_hash(bloomfilter),
+	FUNCTION 2 bloomfilter_hash_extended(bloomfilter, bigint);
+
+COMMENT ON FUNCTION bloomfilter_eq(bloomfilter, bloomfilter) IS 'true if the two filters have the same bytes';
+COMMENT ON FUNCTION bloomfilter_ne(bloomfilter, bloomfilter) IS 'true if the two filters differ in any byte';
+COMMENT ON FUNCTION bloomfilter_hash(bloomfilter) IS 'hash of the filter bytes, for hash joins and hash indexes';
+COMMENT ON FUNCTION bloomfilter_hash_extended(bloomfilter, bigint) IS 'seeded 64-bit hash of the filter bytes, for hash partitioning';
+COMMENT ON OPERATOR = (bloomfilter, bloomfilter) IS 'equal: the same bytes';
+COMMENT ON OPERATOR <> (bloomfilter, bloomfilter) IS 'not equal: different bytes';
+COMMENT ON OPERATOR FAMILY bloomfilter_ops USING hash IS 'hashing of bloomfilter values by their bytes';
+COMMENT ON OPERATOR CLASS bloomfilter_ops USING hash IS 'hashing of bloomfilter values by their bytes';
+
+------------------------------------------------------------------------
+-- Introspection and sizing
+------------------------------------------------------------------------
+
+CREATE FUNCTION bloom_info(bloomfilter,
+	OUT bytes bigint,
+	OUT bits bigint,
+	OUT k integer,
+	OUT bits_set bigint,
+	OUT fill_ratio double precision,
+	OUT estimated_keys double precision,
+	OUT false_positive_rate double precision)
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloom_cardinality(bloomfilter) RETURNS double precision
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloom_expected_fpr(bits_per_key integer) RETURNS double precision
+	AS 'MODULE_PATHNAME', 'bloom_expected_fpr_sql' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloom_bits_per_key(target_fpr double precision) RETURNS integer
+	AS 'MODULE_PATHNAME', 'bloom_bits_per_key_sql' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_info(bloomfilter) IS 'size, k, bits set, and the keys and false-positive rate they suggest';
+COMMENT ON FUNCTION bloom_cardinality(bloomfilter) IS 'estimated number of distinct keys in the filter';
+COMMENT ON FUNCTION bloom_expected_fpr(integer) IS 'false-positive rate of a filter built at bits_per_key bits a key';
+COMMENT ON FUNCTION bloom_bits_per_key(double precision) IS 'smallest bits_per_key whose expected false-positive rate is at most the target';
+
+------------------------------------------------------------------------
+-- Changing filters: bloom_add, union (|), intersection (&), bloom_union_agg
+------------------------------------------------------------------------
+
+CREATE FUNCTION bloom_add(bloomfilter, text) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloom_add(bloomfilter, bytea) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloom_union(bloomfilter, bloomfilter) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloom_intersect(bloomfilter, bloomfilter) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR | (
+	LEFTARG = bloomfilter,
+	RIGHTARG = bloomfilter,
+	FUNCTION = bloom_union,
+	COMMUTATOR = '|'
+);
+
+CREATE OPERATOR & (
+	LEFTARG = bloomfilter,
+	RIGHTARG = bloomfilter,
+	FUNCTION = bloom_intersect,
+	COMMUTATOR = '&'
+);
+
+-- strict: the first non-NULL filter becomes the state
+CREATE FUNCTION bloom_union_agg_transfn(bloomfilter, bloomfilter) RETURNS bloomfilter
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE AGGREGATE bloom_union_agg(bloomfilter) (
+	SFUNC = bloom_union_agg_transfn,
+	STYPE = bloomfilter,
+	COMBINEFUNC = bloom_union_agg_transfn,
+	PARALLEL = SAFE
+);
+
+COMMENT ON FUNCTION bloom_add(bloomfilter, text) IS 'a copy of the filter with the text key added, in the same geometry';
+COMMENT ON FUNCTION bloom_add(bloomfilter, bytea) IS 'a copy of the filter with the bytea key added, in the same geometry';
+COMMENT ON FUNCTION bloom_union(bloomfilter, bloomfilter) IS 'the filter of the keys of both: bitwise OR of filters of the same geometry';
+COMMENT ON FUNCTION bloom_intersect(bloomfilter, bloomfilter) IS 'a filter matching the keys common to both: bitwise AND of filters of the same geometry';
+COMMENT ON OPERATOR | (bloomfilter, bloomfilter) IS 'union: the filter of the keys of both';
+COMMENT ON OPERATOR & (bloomfilter, bloomfilter) IS 'intersection: a filter matching the keys common to both';
+COMMENT ON FUNCTION bloom_union_agg_transfn(bloomfilter, bloomfilter) IS 'bloom_union_agg transition and combine: ORs the filter into the state';
+COMMENT ON AGGREGATE bloom_union_agg(bloomfilter) IS 'the union of the non-NULL filters, which must share one geometry';

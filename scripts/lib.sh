@@ -3,7 +3,8 @@
 # scripts/lib.sh -- shell functions shared by scripts/test.sh and
 # scripts/demo.sh.  Source it; it does nothing by itself.
 #
-#   bf_ensure_deps [--leveldb]   check (and as root install) Debian packages
+#   bf_ensure_deps [--leveldb] [--robustness]
+#                                check (and as root install) Debian packages
 #   bf_make ARGS...              make with the PostgreSQL 15 pg_config
 #   bf_make_install              make install (through sudo when not root)
 #   bf_cluster_start             initdb + start a throw-away cluster, export PG*
@@ -68,7 +69,7 @@ bf_pkg_installed() {
 	[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" = "install ok installed" ]
 }
 
-# bf_ensure_deps [--leveldb]
+# bf_ensure_deps [--leveldb] [--robustness]
 bf_ensure_deps() {
 	local want=("postgresql-$BF_PG_MAJOR" "postgresql-server-dev-$BF_PG_MAJOR"
 		build-essential gcc make g++)
@@ -76,6 +77,8 @@ bf_ensure_deps() {
 	for arg in "$@"; do
 		case $arg in
 		--leveldb) want+=(libleveldb-dev) ;;
+		# the sanitizer and fuzz builds (clang, its runtimes) and sqlsmith
+		--robustness) want+=(clang libclang-rt-dev sqlsmith) ;;
 		*)
 			bf_err "bf_ensure_deps: unknown argument $arg"
 			return 2

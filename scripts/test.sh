@@ -4,9 +4,11 @@
 # throw-away PostgreSQL cluster.  This is what CI runs (.ci/run).
 #
 #   deps -> make (warnings are errors) -> make install -> make unittest
+#   -> make unittest-sanitize -> test/fuzz/run.sh (smoke)
 #   -> make leveldbtest -> start cluster -> make installcheck
 #   -> test/sql_diff.sh on the test vectors and on a fresh random LevelDB
-#      export -> test/cancel_test.sh -> stop cluster -> summary
+#      export -> test/cancel_test.sh -> test/dump_restore_test.sh
+#   -> test/sqlsmith_run.sh (own cluster) -> stop cluster -> summary
 #
 # Every suite's "N passed, N failed" is collected; a suite that crashes or
 # prints no count counts as 1 failed.  The last line is
@@ -124,7 +126,7 @@ crash_note() {
 # ---- 1. dependencies ------------------------------------------------------
 
 stage "dependencies"
-if ! bf_ensure_deps --leveldb; then
+if ! bf_ensure_deps --leveldb --robustness; then
 	record "dependencies" 0 1 "FAILED"
 	finish_early
 fi
@@ -165,6 +167,22 @@ stage "unit tests (make unittest)"
 rc=0
 run_logged "$LOGDIR/unit.log" "${MAKE[@]}" unittest || rc=$?
 record_counted "unit" unit "$rc" "$LOGDIR/unit.log"
+
+# ---- 4b. the same unit tests under AddressSanitizer + UBSan ------------------
+
+stage "unit tests under AddressSanitizer + UBSan (make unittest-sanitize)"
+rc=0
+run_logged "$LOGDIR/unit-sanitize.log" "${MAKE[@]}" unittest-sanitize || rc=$?
+record_counted "unit (ASan+UBSan)" unit "$rc" "$LOGDIR/unit-sanitize.log"
+
+# ---- 4c. fuzz smoke: each libFuzzer target for a fixed number of runs -------
+
+stage "fuzz smoke (test/fuzz/run.sh)"
+rc=0
+run_logged "$LOGDIR/fuzz.log" test/fuzz/run.sh || rc=$?
+fuzz_note=$(sed -nE 's/^fuzz: ([0-9]+) executions in total.*/\1 executions/p' "$LOGDIR/fuzz.log" | tail -n 1)
+fuzz_seed=$(sed -nE 's/^fuzz: .* seed ([0-9]+) .*/seed \1/p' "$LOGDIR/fuzz.log" | head -n 1)
+record_counted "fuzz" fuzz "$rc" "$LOGDIR/fuzz.log" "$fuzz_note $fuzz_seed"
 
 # ---- 5. LevelDB differential test -------------------------------------------
 
@@ -299,6 +317,25 @@ else
 	run_logged "$LOGDIR/cancel.log" test/cancel_test.sh || rc=$?
 	record_counted "cancel" cancel "$rc" "$LOGDIR/cancel.log"
 fi
+
+# ---- 9b. pg_dump / pg_restore keep the filter bytes ------------------------------
+
+stage "dump-restore: pg_dump and pg_restore, plain and custom format"
+if [ -z "$cluster_ok" ]; then
+	record "dump-restore" 0 1 "not run: no cluster"
+else
+	rc=0
+	BLOOM_PG_BINDIR=$(bf_pg_bindir) run_logged "$LOGDIR/dump-restore.log" test/dump_restore_test.sh || rc=$?
+	record_counted "dump-restore" dump-restore "$rc" "$LOGDIR/dump-restore.log"
+fi
+
+# ---- 9c. random SQL (sqlsmith, on a throw-away cluster of its own) ------------
+
+stage "sqlsmith: 1000 random queries, no crash (test/sqlsmith_run.sh)"
+rc=0
+run_logged "$LOGDIR/sqlsmith.log" test/sqlsmith_run.sh --queries 1000 || rc=$?
+smith_seed=$(sed -nE 's/^sqlsmith: [0-9]+ queries, seed ([0-9]+).*/seed \1/p' "$LOGDIR/sqlsmith.log" | head -n 1)
+record_counted "sqlsmith" sqlsmith "$rc" "$LOGDIR/sqlsmith.log" "$smith_seed"
 
 # ---- 10. stop, summary ---------------------------------------------------------
 

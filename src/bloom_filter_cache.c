@@ -25,11 +25,23 @@ typedef struct FilterCache
 	bytea	   *filter;			/* detoasted copy, in fn_mcxt */
 } FilterCache;
 
+/*
+ * One entry per argument: a function of two filters (bloom_union) often
+ * gets one that changes per row and one that does not, and a single entry
+ * would be evicted by each in turn.
+ */
+typedef struct FilterCacheSet
+{
+	int			nargs;
+	FilterCache entries[FLEXIBLE_ARRAY_MEMBER];
+} FilterCacheSet;
+
 bytea *
 bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno)
 {
 	struct varlena *arg = (struct varlena *) DatumGetPointer(PG_GETARG_DATUM(argno));
 	struct varatt_external toast_pointer;
+	FilterCacheSet *set;
 	FilterCache *cache;
 	MemoryContext oldcxt;
 
@@ -38,16 +50,21 @@ bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno)
 		return DatumGetBloomFilterPP(PointerGetDatum(arg));
 
 	VARATT_EXTERNAL_GET_POINTER(toast_pointer, arg);
-	cache = (FilterCache *) fcinfo->flinfo->fn_extra;
-	if (cache == NULL)
+	set = (FilterCacheSet *) fcinfo->flinfo->fn_extra;
+	if (set == NULL)
 	{
-		cache = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
-									   sizeof(FilterCache));
-		fcinfo->flinfo->fn_extra = cache;
+		set = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
+									 offsetof(FilterCacheSet, entries) +
+									 fcinfo->nargs * sizeof(FilterCache));
+		set->nargs = fcinfo->nargs;
+		fcinfo->flinfo->fn_extra = set;
 	}
-	else if (cache->filter != NULL &&
-			 cache->toastrelid == toast_pointer.va_toastrelid &&
-			 cache->valueid == toast_pointer.va_valueid)
+	if (argno < 0 || argno >= set->nargs)
+		elog(ERROR, "bloom_filter_arg_cached: argument %d of %d", argno, set->nargs);
+	cache = &set->entries[argno];
+	if (cache->filter != NULL &&
+		cache->toastrelid == toast_pointer.va_toastrelid &&
+		cache->valueid == toast_pointer.va_valueid)
 		return cache->filter;
 
 	if (cache->filter != NULL)

@@ -34,7 +34,9 @@ extern bytea *bloomfilter_from_bytes(const uint8 *bytes, Size len,
 
 /*
  * Filter argument argno of a function called row after row: read in place
- * when inline, detoasted once per call site when stored out of line.
+ * when inline, detoasted once per call site and argument when stored out of
+ * line.  It keeps its cache in flinfo->fn_extra, so a function that calls it
+ * must not use fn_extra itself.
  */
 extern bytea *bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno);
 

@@ -15,11 +15,14 @@
 #define _GNU_SOURCE				/* MAP_NORESERVE, MAP_ANONYMOUS */
 
 #include "bloom_core.h"
+#include "bloom_setops.h"
 #include "bloom_state.h"
+#include "bloom_stats.h"
 #include "vectors.h"
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -1338,6 +1341,509 @@ test_state(void)
 	group_end();
 }
 
+/* ---- bit counts, estimates and sizing (bloom_stats.c) ----------------- */
+
+static uint64_t
+naive_popcount(const uint8_t *p, size_t len)
+{
+	uint64_t	n = 0;
+	size_t		i;
+	int			b;
+
+	for (i = 0; i < len; i++)
+		for (b = 0; b < 8; b++)
+			n += (p[i] >> b) & 1;
+	return n;
+}
+
+/* -bits/k * ln(1 - set/bits), restated with log rather than log1p */
+static double
+spec_estimate(uint64_t bits, unsigned k, uint64_t set)
+{
+	if (set >= bits)
+		return INFINITY;
+	return -((double) bits / k) * log(1.0 - (double) set / (double) bits);
+}
+
+/* (1 - e^(-k/bpk))^k with LevelDB's k; a fixed 64-bit filter (bpk 0): 1 */
+static double
+spec_expected_fpr(int64_t bpk)
+{
+	double		k;
+
+	if (bpk == 0)
+		return 1.0;
+	k = spec_k(bpk);
+	return pow(1.0 - exp(-k / (double) bpk), k);
+}
+
+static bool
+close_to(double got, double want, double rel)
+{
+	if (isinf(want) || want == 0)
+		return got == want;
+	return fabs(got - want) <= rel * fabs(want);
+}
+
+static void
+test_popcount(void)
+{
+	uint8_t		buf[200];
+	size_t		off,
+				len,
+				pos;
+
+	group_begin("bit counts");
+
+	test_begin("random bytes at every alignment: the same count as bit by bit");
+	for (len = 0; len < sizeof(buf); len++)
+		buf[len] = (uint8_t) rng_next();
+	for (off = 0; off < 8; off++)
+		for (len = 0; off + len <= 150; len++)
+			check(bloom_popcount(buf + off, len) ==
+				  naive_popcount(buf + off, len),
+				  "offset %zu, len %zu: %" PRIu64 ", want %" PRIu64, off, len,
+				  bloom_popcount(buf + off, len),
+				  naive_popcount(buf + off, len));
+	test_end();
+
+	test_begin("all ones: 8 bits a byte");
+	memset(buf, 0xff, sizeof(buf));
+	for (off = 0; off < 8; off++)
+		for (len = 0; off + len <= sizeof(buf); len++)
+			check(bloom_popcount(buf + off, len) == 8 * len,
+				  "offset %zu, len %zu", off, len);
+	test_end();
+
+	test_begin("one bit set anywhere counts once; bytes outside len never");
+	for (pos = 0; pos < 8 * 40; pos++)
+	{
+		memset(buf, 0, sizeof(buf));
+		buf[pos / 8 + 1] = (uint8_t) (1u << (pos % 8));
+		buf[0] = buf[41] = 0xff;	/* just outside [1, 41) */
+		check(bloom_popcount(buf + 1, 40) == 1, "bit %zu", pos);
+	}
+	test_end();
+
+	group_end();
+}
+
+/*
+ * The estimate's spread when each key's k positions are independent and
+ * uniform (the estimator's own assumption), by the delta method: with
+ * t = k n / m, the count of set bits X has variance about
+ * m e^-t (1 - (1 + t) e^-t), and d(estimate)/dX = e^t / k.
+ */
+static double
+estimate_sd(uint64_t m, unsigned k, uint64_t n)
+{
+	double		t = (double) k * n / m;
+	double		var_x = m * exp(-t) * (1 - (1 + t) * exp(-t));
+
+	return sqrt(var_x) * exp(t) / k;
+}
+
+static void
+test_filter_stats(void)
+{
+	uint8_t		f[12501];
+	bloom_stats st;
+	size_t		len,
+				i;
+	int			round;
+
+	group_begin("filter stats");
+
+	test_begin("no bit set: no keys, no false positives");
+	memset(f, 0, 9);
+	f[8] = 6;
+	bloom_stats_of(f, 9, &st);
+	check(st.filter_bytes == 9 && st.bits == 64 && st.k == 6 &&
+		  st.bits_set == 0, "bytes %" PRIu64 " bits %" PRIu64 " k %u set %"
+		  PRIu64, st.filter_bytes, st.bits, st.k, st.bits_set);
+	check(st.fill_ratio == 0 && st.false_positive_rate == 0, "fill %g fpr %g",
+		  st.fill_ratio, st.false_positive_rate);
+	check(st.estimated_keys == 0 && !signbit(st.estimated_keys),
+		  "estimate %g", st.estimated_keys);
+	test_end();
+
+	test_begin("every bit set: any number of keys, everything matches");
+	memset(f, 0xff, 8);
+	f[8] = 6;
+	bloom_stats_of(f, 9, &st);
+	check(st.bits_set == 64 && st.fill_ratio == 1 &&
+		  st.false_positive_rate == 1 && isinf(st.estimated_keys) &&
+		  st.estimated_keys > 0,
+		  "set %" PRIu64 " fill %g fpr %g estimate %g", st.bits_set,
+		  st.fill_ratio, st.false_positive_rate, st.estimated_keys);
+	test_end();
+
+	test_begin("random filters: the formulas, restated");
+	for (round = 0; round < 500; round++)
+	{
+		unsigned	k = 1 + (unsigned) (rng_next() % BLOOM_MAX_K);
+		uint64_t	set;
+
+		len = 2 + rng_next() % 300;
+		for (i = 0; i + 1 < len; i++)
+			f[i] = (uint8_t) (rng_next() & rng_next());
+		f[len - 1] = (uint8_t) k;
+		bloom_stats_of(f, len, &st);
+		set = naive_popcount(f, len - 1);
+		if (!check(st.filter_bytes == len && st.bits == 8 * (len - 1) &&
+				   st.k == k && st.bits_set == set,
+				   "len %zu: bytes %" PRIu64 " bits %" PRIu64 " k %u set %"
+				   PRIu64 ", want set %" PRIu64, len, st.filter_bytes,
+				   st.bits, st.k, st.bits_set, set))
+			continue;
+		check(st.fill_ratio == (double) set / st.bits, "len %zu: fill %g",
+			  len, st.fill_ratio);
+		check(close_to(st.estimated_keys, spec_estimate(st.bits, k, set), 1e-9),
+			  "len %zu: estimate %g, want %g", len, st.estimated_keys,
+			  spec_estimate(st.bits, k, set));
+		check(close_to(st.false_positive_rate,
+					   pow((double) set / st.bits, k), 1e-12),
+			  "len %zu: rate %g", len, st.false_positive_rate);
+	}
+	test_end();
+
+	test_begin("n keys at independent random positions: estimate within 5 sd of n");
+	{
+		const uint64_t m = 8 * (sizeof(f) - 1);
+		const unsigned k = 6;
+		static const uint64_t ns[] = {100, 1000, 5000, 10000, 20000};
+		size_t		t;
+
+		for (t = 0; t < sizeof(ns) / sizeof(ns[0]); t++)
+		{
+			uint64_t	n;
+			double		sd = estimate_sd(m, k, ns[t]);
+
+			memset(f, 0, sizeof(f));
+			f[sizeof(f) - 1] = (uint8_t) k;
+			for (n = 0; n < ns[t] * k; n++)
+			{
+				uint64_t	pos = rng_next() % m;
+
+				f[pos / 8] |= (uint8_t) (1u << (pos % 8));
+			}
+			bloom_stats_of(f, sizeof(f), &st);
+			check(fabs(st.estimated_keys - (double) ns[t]) <= 5 * sd,
+				  "n %" PRIu64 ": estimate %.1f, sd %.1f", ns[t],
+				  st.estimated_keys, sd);
+		}
+	}
+	test_end();
+
+	test_begin("a filter built from 10000 random keys at 10 bits a key");
+	{
+		static uint32_t hashes[10000];
+		uint8_t    *built;
+		bloom_geometry g;
+
+		for (i = 0; i < 10000; i++)
+		{
+			uint64_t	key[2] = {rng_next(), rng_next()};
+
+			hashes[i] = bloom_key_hash(key, sizeof(key));
+		}
+		if (check(bloom_geometry_for(10000, 10, &g) == BLOOM_OK, "geometry"))
+		{
+			built = xcalloc(g.filter_bytes);
+			bloom_build_from_hashes(built, &g, hashes, 10000);
+			bloom_stats_of(built, g.filter_bytes, &st);
+			/*
+			 * LevelDB derives a key's k positions from one 32-bit hash, so
+			 * they are not independent; the bound is looser than above.
+			 */
+			check(fabs(st.estimated_keys - 10000) <= 300,
+				  "estimate %.1f", st.estimated_keys);
+			check(st.k == 6 && st.bits == 100000, "k %u bits %" PRIu64, st.k,
+				  st.bits);
+			free(built);
+		}
+	}
+	test_end();
+
+	group_end();
+}
+
+/*
+ * A filter of 2^32 + 64 bits: the bits past 2^32 count as set bits, but
+ * no probe can reach them, so they say nothing about keys.  The mapping
+ * reserves no memory; reading its untouched pages maps the zero page.
+ */
+static void
+test_stats_beyond_2_32(void)
+{
+	size_t		len = LOW_BYTES + 8 + 1;
+	size_t		page = (size_t) sysconf(_SC_PAGESIZE);
+	size_t		maplen = (len + page - 1) / page * page;
+	uint8_t    *map;
+	bloom_stats st;
+	const uint64_t reach = UINT64_C(1) << 32;
+
+	group_begin("filter stats beyond 2^32 bits");
+	if (sizeof(size_t) < 8)
+	{
+		printf("SKIP %s: size_t cannot hold the length\n", group_name);
+		group_end();
+		return;
+	}
+	map = mmap(NULL, maplen, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (map == MAP_FAILED)
+	{
+		printf("SKIP %s: cannot map %zu bytes: %s\n", group_name, maplen,
+			   strerror(errno));
+		group_end();
+		return;
+	}
+	map[0] = 0x0f;				/* 4 reachable bits */
+	map[LOW_BYTES - 1] = 0x80;	/* the last reachable bit */
+	memset(map + LOW_BYTES, 0xff, 8);	/* 64 bits no probe reaches */
+	map[len - 1] = 7;
+
+	test_begin("set bits counted everywhere, estimates from the first 2^32");
+	bloom_stats_of(map, len, &st);
+	check(st.bits == reach + 64 && st.filter_bytes == len && st.k == 7,
+		  "bits %" PRIu64 " bytes %" PRIu64 " k %u", st.bits, st.filter_bytes,
+		  st.k);
+	check(st.bits_set == 69, "bits_set %" PRIu64, st.bits_set);
+	check(st.fill_ratio == 5.0 / (double) reach, "fill %g", st.fill_ratio);
+	check(close_to(st.estimated_keys, spec_estimate(reach, 7, 5), 1e-6),
+		  "estimate %g, want %g", st.estimated_keys,
+		  spec_estimate(reach, 7, 5));
+	check(close_to(st.false_positive_rate, pow(5.0 / (double) reach, 7), 1e-12),
+		  "rate %g", st.false_positive_rate);
+	test_end();
+
+	munmap(map, maplen);
+	group_end();
+}
+
+static void
+test_sizing(void)
+{
+	int64_t		b;
+	int			round;
+	double		prev;
+	static const int64_t big[] = {
+		44, 45, 100, 1000, 65536, 1000000, INT32_MAX / 2, INT32_MAX - 1,
+		INT32_MAX,
+	};
+	size_t		i;
+
+	group_begin("sizing");
+
+	test_begin("bits_per_key 0 gives 1, negative gives NaN");
+	check(bloom_expected_fpr(0) == 1.0, "bpk 0: %g", bloom_expected_fpr(0));
+	check(isnan(bloom_expected_fpr(-1)) && isnan(bloom_expected_fpr(INT64_MIN)),
+		  "negative: %g", bloom_expected_fpr(-1));
+	test_end();
+
+	test_begin("(1 - e^(-k/bpk))^k with LevelDB's k, bpk 1..5000");
+	for (b = 1; b <= 5000; b++)
+		check(close_to(bloom_expected_fpr(b), spec_expected_fpr(b), 1e-9),
+			  "bpk %" PRId64 ": %.17g, want %.17g", b, bloom_expected_fpr(b),
+			  spec_expected_fpr(b));
+	test_end();
+
+	/* 1 - exp(-x) loses digits for tiny x: only a loose cross-check */
+	test_begin("large bits_per_key: the same formula, and k = 30");
+	for (i = 0; i < sizeof(big) / sizeof(big[0]); i++)
+		check(close_to(bloom_expected_fpr(big[i]), spec_expected_fpr(big[i]), 1e-5) &&
+			  spec_k(big[i]) == 30,
+			  "bpk %" PRId64 ": %.17g, want %.17g", big[i],
+			  bloom_expected_fpr(big[i]), spec_expected_fpr(big[i]));
+	test_end();
+
+	test_begin("10 bits a key: between 0.8%% and 1%%");
+	check(bloom_expected_fpr(10) > 0.008 && bloom_expected_fpr(10) < 0.01,
+		  "%g", bloom_expected_fpr(10));
+	test_end();
+
+	test_begin("the rate never rises with bits_per_key (0..100000)");
+	prev = bloom_expected_fpr(0);
+	for (b = 1; b <= 100000; b++)
+	{
+		double		r = bloom_expected_fpr(b);
+
+		check(r <= prev && r > 0 && r < 1, "bpk %" PRId64 ": %.17g after %.17g",
+			  b, r, prev);
+		prev = r;
+	}
+	test_end();
+
+	test_begin("bits_per_key for the rate of b is at most b, and minimal");
+	for (b = 1; b <= 5000; b++)
+	{
+		double		target = bloom_expected_fpr(b);
+		int64_t		got = bloom_bits_per_key_for_fpr(target);
+
+		check(got >= 1 && got <= b &&
+			  bloom_expected_fpr(got) <= target &&
+			  bloom_expected_fpr(got - 1) > target,
+			  "bpk %" PRId64 " (rate %.17g): got %" PRId64, b, target, got);
+	}
+	for (i = 0; i < sizeof(big) / sizeof(big[0]); i++)
+	{
+		double		target = bloom_expected_fpr(big[i]);
+		int64_t		got = bloom_bits_per_key_for_fpr(target);
+
+		check(got >= 1 && got <= big[i] &&
+			  bloom_expected_fpr(got) <= target &&
+			  bloom_expected_fpr(got - 1) > target,
+			  "bpk %" PRId64 " (rate %.17g): got %" PRId64, big[i], target,
+			  got);
+	}
+	test_end();
+
+	test_begin("random targets 1e-230..1: the smallest bits_per_key that reaches them");
+	for (round = 0; round < 2000; round++)
+	{
+		double		target = pow(10, -230.0 * (double) (rng_next() % 1000001) / 1e6);
+		int64_t		got;
+
+		if (target >= 1)
+			continue;
+		got = bloom_bits_per_key_for_fpr(target);
+		check(got >= 1 && got <= INT32_MAX &&
+			  bloom_expected_fpr(got) <= target &&
+			  bloom_expected_fpr(got - 1) > target,
+			  "target %.17g: got %" PRId64, target, got);
+	}
+	test_end();
+
+	test_begin("known answers: 1%% needs 10 bits a key, 0.1%% needs 15");
+	/* 9 bits: k = 6, 0.0132 > 1%; 14 bits: k = 9, 0.00120 > 0.1% */
+	check(bloom_bits_per_key_for_fpr(0.01) == 10, "1%%: %" PRId64,
+		  bloom_bits_per_key_for_fpr(0.01));
+	check(bloom_bits_per_key_for_fpr(0.001) == 15, "0.1%%: %" PRId64,
+		  bloom_bits_per_key_for_fpr(0.001));
+	check(bloom_bits_per_key_for_fpr(0.9999) == 1, "99.99%%: %" PRId64,
+		  bloom_bits_per_key_for_fpr(0.9999));
+	test_end();
+
+	test_begin("rates below what INT32_MAX bits a key give are unreachable");
+	{
+		double		best = bloom_expected_fpr(INT32_MAX);
+
+		check(bloom_bits_per_key_for_fpr(best) == INT32_MAX, "at the limit: %"
+			  PRId64, bloom_bits_per_key_for_fpr(best));
+		check(bloom_bits_per_key_for_fpr(best / 2) == BLOOM_BPK_UNREACHABLE,
+			  "below the limit: %" PRId64, bloom_bits_per_key_for_fpr(best / 2));
+		check(bloom_bits_per_key_for_fpr(1e-300) == BLOOM_BPK_UNREACHABLE,
+			  "1e-300: %" PRId64, bloom_bits_per_key_for_fpr(1e-300));
+		check(best > 0 && best < 1e-200, "best rate %g", best);
+	}
+	test_end();
+
+	group_end();
+}
+
+/* ---- union and intersection (bloom_setops.c) -------------------------- */
+
+static void
+test_setops(void)
+{
+	uint8_t		abuf[128],
+				bbuf[128],
+				want[128];
+	uint32_t	hashes[100];
+	bloom_geometry g;
+	size_t		len,
+				i;
+	int			round;
+
+	group_begin("union and intersection");
+
+	test_begin("word-at-a-time OR and AND equal the byte loop, at odd addresses");
+	for (round = 0; round < 400; round++)
+	{
+		uint8_t    *a = abuf + 1,
+				   *b = bbuf + 3;
+		bool		is_union = round % 2 == 0;
+
+		len = 2 + rng_next() % 120;
+		for (i = 0; i < len; i++)
+		{
+			a[i] = (uint8_t) rng_next();
+			b[i] = (uint8_t) rng_next();
+			want[i] = is_union ? a[i] | b[i] : a[i] & b[i];
+		}
+		want[len - 1] = a[len - 1];		/* the k byte is left alone */
+		a[len] = 0x5a;
+		if (is_union)
+			bloom_union_into(a, b, len);
+		else
+			bloom_intersect_into(a, b, len);
+		check(memcmp(a, want, len) == 0, "%s, len %zu",
+			  is_union ? "union" : "intersection", len);
+		check(a[len] == 0x5a, "wrote past len %zu", len);
+	}
+	test_end();
+
+	test_begin("a filter ORed with itself, or ANDed, is unchanged");
+	for (i = 0; i < 64; i++)
+		abuf[i] = want[i] = (uint8_t) rng_next();
+	bloom_union_into(abuf, abuf, 64);
+	bloom_intersect_into(abuf, abuf, 64);
+	check(memcmp(abuf, want, 64) == 0, "changed");
+	test_end();
+
+	test_begin("union of the filters of A and B is the filter of A and B");
+	for (i = 0; i < 100; i++)
+		hashes[i] = (uint32_t) rng_next();
+	/* A = hashes 0..59, B = hashes 40..99: one geometry for all three */
+	if (check(bloom_geometry_for(12, 10, &g) == BLOOM_OK &&
+			  g.filter_bytes <= sizeof(want), "geometry"))
+	{
+		memset(abuf, 0, sizeof(abuf));
+		memset(bbuf, 0, sizeof(bbuf));
+		memset(want, 0, sizeof(want));
+		bloom_build_from_hashes(abuf, &g, hashes, 60);
+		bloom_build_from_hashes(bbuf, &g, hashes + 40, 60);
+		bloom_build_from_hashes(want, &g, hashes, 100);
+		bloom_union_into(abuf, bbuf, g.filter_bytes);
+		check(memcmp(abuf, want, g.filter_bytes) == 0, "bytes differ");
+	}
+	test_end();
+
+	test_begin("intersection matches every common key, and only bits of both");
+	if (check(bloom_geometry_for(12, 10, &g) == BLOOM_OK, "geometry"))
+	{
+		uint8_t		x[128];
+
+		memset(abuf, 0, sizeof(abuf));
+		memset(bbuf, 0, sizeof(bbuf));
+		bloom_build_from_hashes(abuf, &g, hashes, 60);
+		bloom_build_from_hashes(bbuf, &g, hashes + 40, 60);
+		memcpy(x, abuf, g.filter_bytes);
+		bloom_intersect_into(x, bbuf, g.filter_bytes);
+		for (i = 40; i < 60; i++)
+			check(bloom_may_contain_hash(x, g.filter_bytes, hashes[i]),
+				  "common hash %zu missing", i);
+		for (i = 0; i < g.filter_bytes; i++)
+			check((x[i] & abuf[i]) == x[i] && (x[i] & bbuf[i]) == x[i],
+				  "byte %zu has a bit of only one input", i);
+	}
+	test_end();
+
+	test_begin("same geometry: same length and the same k byte");
+	memset(abuf, 0, 16);
+	memset(bbuf, 0xff, 16);
+	abuf[8] = bbuf[8] = 6;
+	check(bloom_same_geometry(abuf, 9, bbuf, 9), "9 bytes, k 6 and 6");
+	bbuf[8] = 7;
+	check(!bloom_same_geometry(abuf, 9, bbuf, 9), "k 6 and 7");
+	bbuf[9] = 6;
+	check(!bloom_same_geometry(abuf, 9, bbuf, 10), "9 and 10 bytes");
+	test_end();
+
+	group_end();
+}
+
 /* ---- hashing and messages --------------------------------------------- */
 
 static void
@@ -1444,6 +1950,11 @@ main(int argc, char **argv)
 	test_validate();
 	test_hex();
 	test_state();
+	test_popcount();
+	test_filter_stats();
+	test_stats_beyond_2_32();
+	test_sizing();
+	test_setops();
 	test_hash();
 	test_messages();
 

@@ -1,0 +1,349 @@
+#!/usr/bin/env bash
+#
+# bench/probe_bench.sh -- does a filter stored in a table probe as fast as
+# one computed in the query?  One command from a clone:
+#
+#     bench/probe_bench.sh            # 10,000,000 probes, 5 repetitions
+#     bench/probe_bench.sh --quick    # 100,000 probes, 1 repetition (smoke test)
+#
+# It checks the Debian packages (installing them as root), builds and installs
+# the extension, starts a throw-away PostgreSQL 15 cluster, measures, prints a
+# report, and stops the cluster.  Every figure it prints is measured in this
+# run; nothing is hard-coded.  The report is also saved under bench/out/.
+#
+# Options:
+#   --keys N          probe keys, md5 of a counter (default 10000000)
+#   --filter-keys M   keys in the filter, the first M probe keys (default
+#                     1000000: a 1.2 MB filter, stored out of line)
+#   --reps R          timed repetitions of each query (default 5; one
+#                     unmeasured warm-up round always runs first)
+#   --quick           --keys 100000 --filter-keys 10000 --reps 1
+#                     (explicit options win)
+#   --no-build        use the extension already installed
+#   -h, --help        this text
+#
+# The queries, each counting the probe keys that may be in the filter:
+#   (a)  the filter computed in the query by a scalar subquery,
+#        k <~ (SELECT bloom_agg(k, 10) FROM filter_keys)
+#   (b1) the same filter stored in a table, by scalar subquery:
+#        k <~ (SELECT f FROM stored_filters WHERE id = 1)
+#   (b2) the same stored filter, joined:
+#        FROM probe_keys p JOIN stored_filters s ON s.id = 1 WHERE p.k <~ s.f
+# and for scale: a plain count(k) over the probe keys, building the filter
+# alone, and
+#   (a') the computed filter in (b2)'s plan shape, a Nested Loop whose join
+#        filter reads it from a one-row subquery (OFFSET 0 keeps it a join),
+# so that (b2) can be compared with a query that differs from it only in
+# where the filter comes from.  (a) includes building the filter; (b) reads a TOAST
+# pointer per row and must detoast the filter once per query, not per row.
+# The target is (b) / (a) <= 1.2.
+#
+# Queries run serially (max_parallel_workers_per_gather = 0) with jit off,
+# the tables in shared buffers; psql's \timing of one-row results is
+# recorded, in rounds whose order rotates.
+
+set -euo pipefail
+export LC_ALL=C
+unset LANGUAGE
+
+usage() {
+	sed -n '3,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
+}
+
+KEYS=10000000
+FILTER_KEYS=1000000
+REPS=5
+BITS=10
+TARGET=1.2
+BUILD=1
+opt_keys='' opt_fkeys='' opt_reps='' quick=''
+
+need_int() {
+	case $2 in
+	'' | *[!0-9]*)
+		printf 'probe_bench.sh: %s needs a positive integer, not "%s"\n' "$1" "$2" >&2
+		exit 2
+		;;
+	esac
+	if [ "$2" -lt 1 ]; then
+		printf 'probe_bench.sh: %s must be at least 1\n' "$1" >&2
+		exit 2
+	fi
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--keys | --filter-keys | --reps)
+		need_int "$1" "${2:-}"
+		case $1 in
+		--keys) opt_keys=$2 ;;
+		--filter-keys) opt_fkeys=$2 ;;
+		--reps) opt_reps=$2 ;;
+		esac
+		shift 2
+		;;
+	--keys=* | --filter-keys=* | --reps=*)
+		need_int "${1%%=*}" "${1#*=}"
+		case $1 in
+		--keys=*) opt_keys=${1#*=} ;;
+		--filter-keys=*) opt_fkeys=${1#*=} ;;
+		--reps=*) opt_reps=${1#*=} ;;
+		esac
+		shift
+		;;
+	--quick)
+		quick=1
+		shift
+		;;
+	--no-build)
+		BUILD=
+		shift
+		;;
+	-h | --help)
+		usage
+		exit 0
+		;;
+	*)
+		printf 'probe_bench.sh: unknown option %s (see --help)\n' "$1" >&2
+		exit 2
+		;;
+	esac
+done
+if [ -n "$quick" ]; then
+	KEYS=100000 FILTER_KEYS=10000 REPS=1
+fi
+KEYS=${opt_keys:-$KEYS}
+FILTER_KEYS=${opt_fkeys:-$FILTER_KEYS}
+REPS=${opt_reps:-$REPS}
+if [ "$FILTER_KEYS" -gt "$KEYS" ]; then
+	printf 'probe_bench.sh: --filter-keys (%s) must not exceed --keys (%s)\n' "$FILTER_KEYS" "$KEYS" >&2
+	exit 2
+fi
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+REPO=$PWD
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+
+OUT_DIR=$REPO/bench/out
+STAMP=$(date -u +%Y%m%d-%H%M%S)
+
+# ---- build, install, cluster ----------------------------------------------
+
+# shellcheck disable=SC2119 # no --leveldb: the benchmark needs no LevelDB
+bf_ensure_deps
+bf_mktemp_dir WORK
+
+if [ -n "$BUILD" ]; then
+	bf_log "building (log: $WORK/build.log)"
+	if ! bf_make >"$WORK/build.log" 2>&1; then
+		tail -n 40 "$WORK/build.log" >&2
+		bf_err "make failed"
+		exit 1
+	fi
+	bf_log "installing"
+	if ! bf_make_install >>"$WORK/build.log" 2>&1; then
+		tail -n 40 "$WORK/build.log" >&2
+		bf_err "make install failed"
+		exit 1
+	fi
+else
+	bf_log "--no-build: using the installed extension"
+fi
+
+BINDIR=$(bf_pg_bindir)
+PSQL=("$BINDIR/psql" -X -q -At -F '|' -v ON_ERROR_STOP=1)
+psql_c() { "${PSQL[@]}" -c "$1"; }
+
+bf_cluster_start
+
+# The probe table is about 65 bytes a row; shared buffers hold it with room
+# to spare, at least 512 MB.
+est_mb=$((KEYS * 80 / 1048576 + 128))
+SB_MB=$((est_mb > 512 ? est_mb : 512))
+mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
+if [ "$((SB_MB * 1024))" -gt "$((mem_kb * 6 / 10))" ]; then
+	bf_warn "shared_buffers = ${SB_MB}MB is over 60% of this machine's RAM; timings may include reads"
+fi
+bf_log "configuring the cluster: shared_buffers = ${SB_MB}MB, jit off, serial plans; restarting"
+psql_c "ALTER SYSTEM SET shared_buffers = '${SB_MB}MB'" >/dev/null
+# JIT's compile time (tens of ms, varying) would blur a comparison of
+# queries that differ in one expression.
+psql_c "ALTER SYSTEM SET jit = off" >/dev/null
+psql_c "ALTER SYSTEM SET max_parallel_workers_per_gather = 0" >/dev/null
+psql_c "ALTER SYSTEM SET autovacuum = off" >/dev/null
+psql_c "ALTER SYSTEM SET max_wal_size = '8GB'" >/dev/null
+psql_c "ALTER SYSTEM SET checkpoint_timeout = '1h'" >/dev/null
+# scripts/lib.sh has no restart; this uses its cluster variables, as its
+# own bf_cluster_stop does.
+if ! bf__as_owner "$BINDIR/pg_ctl" -D "$BF_PGDATA" -l "$BF_PGLOG" -w -t 120 restart >/dev/null; then
+	bf_err "restart failed; last lines of $BF_PGLOG:"
+	tail -n 40 "$BF_PGLOG" >&2 || true
+	exit 1
+fi
+
+# ---- machine ----------------------------------------------------------------
+
+cpu_model=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
+cpus_online=$(nproc)
+mem_gib=$(awk '/^MemTotal:/ {printf "%.1f", $2 / 1048576}' /proc/meminfo)
+git_rev=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+	git_rev="$git_rev + uncommitted changes"
+fi
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+
+REPORT=$WORK/report.txt
+{
+	echo
+	echo "== Machine"
+	echo "date:        $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "CPU:         ${cpu_model:-unknown}"
+	echo "cores:       $cpus_online online"
+	echo "RAM:         $mem_gib GiB"
+	echo "kernel:      $(uname -sr)"
+	echo "load:        $load (1, 5, 15 min) before the run"
+	echo "PostgreSQL:  $(psql_c "SELECT version()")"
+	echo "extension:   bloomfilter at commit $git_rev"
+	echo "settings:    shared_buffers=$(psql_c "SHOW shared_buffers") jit=$(psql_c "SHOW jit") max_parallel_workers_per_gather=$(psql_c "SHOW max_parallel_workers_per_gather")"
+	echo "run:         --keys $KEYS --filter-keys $FILTER_KEYS --reps $REPS, bits_per_key $BITS"
+	echo
+} | tee "$REPORT"
+
+# ---- data -------------------------------------------------------------------
+
+bf_log "creating probe_keys ($KEYS rows), filter_keys ($FILTER_KEYS rows), stored_filters"
+"${PSQL[@]}" >/dev/null <<EOF
+SET client_min_messages = warning;
+CREATE EXTENSION bloomfilter;
+CREATE EXTENSION pg_prewarm;
+CREATE TABLE probe_keys AS SELECT md5(i::text) AS k FROM generate_series(1, $KEYS) i;
+CREATE TABLE filter_keys AS SELECT md5(i::text) AS k FROM generate_series(1, $FILTER_KEYS) i;
+CREATE TABLE stored_filters (id int PRIMARY KEY, f bloomfilter);
+INSERT INTO stored_filters SELECT 1, bloom_agg(k, $BITS) FROM filter_keys;
+VACUUM (ANALYZE) probe_keys, filter_keys, stored_filters;
+CHECKPOINT;
+SELECT pg_prewarm('probe_keys'), pg_prewarm('filter_keys'), pg_prewarm('stored_filters'),
+       pg_prewarm(reltoastrelid) FROM pg_class WHERE relname = 'stored_filters';
+EOF
+IFS='|' read -r filter_bytes stored_bytes out_of_line < <(psql_c "
+	SELECT octet_length(f::bytea), pg_column_size(f),
+	       (SELECT pg_relation_size(reltoastrelid) > 0 FROM pg_class WHERE relname = 'stored_filters')
+	  FROM stored_filters WHERE id = 1")
+{
+	echo "== Data"
+	echo "probe_keys:      $KEYS keys, $(psql_c "SELECT pg_size_pretty(pg_relation_size('probe_keys'))")"
+	echo "filter:          $FILTER_KEYS keys at $BITS bits a key: $filter_bytes bytes; stored as $stored_bytes bytes, out of line: $out_of_line"
+	echo
+} | tee -a "$REPORT"
+if [ "$out_of_line" != t ]; then
+	bf_warn "the stored filter is not out of line: (b) does not exercise the detoast cache (use more --filter-keys)"
+fi
+
+# ---- timing -----------------------------------------------------------------
+
+QUERIES=(scan build a b1 aj b2)
+declare -A Q_SQL=(
+	[scan]="SELECT count(k) FROM probe_keys"
+	[build]="SELECT octet_length(bloom_agg(k, $BITS)::bytea) FROM filter_keys"
+	[a]="SELECT count(*) FROM probe_keys WHERE k <~ (SELECT bloom_agg(k, $BITS) FROM filter_keys)"
+	[b1]="SELECT count(*) FROM probe_keys WHERE k <~ (SELECT f FROM stored_filters WHERE id = 1)"
+	[aj]="SELECT count(*) FROM probe_keys p, (SELECT (SELECT bloom_agg(k, $BITS) FROM filter_keys) AS f OFFSET 0) s WHERE p.k <~ s.f"
+	[b2]="SELECT count(*) FROM probe_keys p JOIN stored_filters s ON s.id = 1 WHERE p.k <~ s.f"
+)
+declare -A Q_NAME=(
+	[scan]="count(k) over probe_keys, for scale"
+	[build]="building the filter alone"
+	[a]="(a)  filter computed in the query"
+	[b1]="(b1) stored filter, scalar subquery"
+	[aj]="(a') computed filter, joined"
+	[b2]="(b2) stored filter, joined"
+)
+
+# Round 0 is the warm-up and is not recorded.  Each round runs the queries
+# in a rotated order, so that none always runs first.
+nq=${#QUERIES[@]}
+{
+	for ((rep = 0; rep <= REPS; rep++)); do
+		for ((j = 0; j < nq; j++)); do
+			q=${QUERIES[$(((j + rep) % nq))]}
+			printf '\\echo M|%s|%d\n\\timing on\n%s;\n\\timing off\n' "$q" "$rep" "${Q_SQL[$q]}"
+		done
+	done
+} >"$WORK/timing.sql"
+
+bf_log "timing: $REPS round(s) after a warm-up round"
+"${PSQL[@]}" -f "$WORK/timing.sql" >"$WORK/timing.out"
+
+# M|query|rep, then the query's one-row result, then "Time: X ms"
+awk -F'|' '
+	/^M\|/ { q = $2; rep = $3; want = 1; next }
+	want == 1 { result = $0; want = 2; next }
+	want == 2 && /^Time: / {
+		split($0, t, " ")
+		print q "|" rep "|" result "|" t[2]
+		want = 0
+	}' "$WORK/timing.out" >"$WORK/timings.psv"
+
+# Every round must give the same answers, and (a), (b1), (b2) the same count.
+for q in "${QUERIES[@]}"; do
+	n=$(awk -F'|' -v q="$q" '$1 == q' "$WORK/timings.psv" | cut -d'|' -f3 | sort -u | wc -l)
+	if [ "$n" -ne 1 ]; then
+		bf_err "query $q gave $n different answers across rounds"
+		exit 1
+	fi
+done
+answer() { awk -F'|' -v q="$1" '$1 == q { print $3; exit }' "$WORK/timings.psv"; }
+if [ "$(answer a)" != "$(answer b1)" ] || [ "$(answer a)" != "$(answer b2)" ]; then
+	bf_err "the queries disagree: (a) $(answer a), (b1) $(answer b1), (b2) $(answer b2)"
+	exit 1
+fi
+
+# median, min, max of the recorded rounds (rep >= 1), in ms
+stats() {
+	awk -F'|' -v q="$1" '$1 == q && $2 >= 1 { print $4 }' "$WORK/timings.psv" | sort -g |
+		awk '{ v[NR] = $1 }
+			END {
+				if (NR == 0) { print "nan nan nan"; exit }
+				med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+				printf "%.1f %.1f %.1f\n", med, v[1], v[NR]
+			}'
+}
+declare -A MED MIN MAX
+for q in "${QUERIES[@]}"; do
+	read -r MED[$q] MIN[$q] MAX[$q] < <(stats "$q")
+done
+ratio() { awk -v x="$1" -v y="$2" 'BEGIN { printf "%.3f", x / y }'; }
+verdict() {
+	awk -v r="$1" -v t="$TARGET" 'BEGIN { print (r <= t ? "met" : "NOT met") }'
+}
+
+members=$(answer a)
+{
+	echo "== Results ($REPS round(s); ms)"
+	printf '%-40s %12s %12s %12s\n' query median min max
+	for q in "${QUERIES[@]}"; do
+		printf '%-40s %12s %12s %12s\n' "${Q_NAME[$q]}" "${MED[$q]}" "${MIN[$q]}" "${MAX[$q]}"
+	done
+	echo
+	echo "probes that passed: $members of $KEYS ($FILTER_KEYS members, the rest false positives)"
+	echo "per probe, (a) minus the scan and the build: $(awk -v a="${MED[a]}" -v s="${MED[scan]}" -v b="${MED[build]}" -v n="$KEYS" \
+		'BEGIN { d = (a - s - b) * 1e6 / n; if (d > 0) printf "%.1f ns", d; else print "lost in the noise at this size" }')"
+	echo
+	r1=$(ratio "${MED[b1]}" "${MED[a]}")
+	r2=$(ratio "${MED[b2]}" "${MED[a]}")
+	echo "(b1) / (a) = $r1   target <= $TARGET: $(verdict "$r1")"
+	echo "(b2) / (a) = $r2   target <= $TARGET: $(verdict "$r2")"
+	# minimums are less disturbed by other work on the machine than medians
+	echo "by minimum:  (b1) / (a) = $(ratio "${MIN[b1]}" "${MIN[a]}"),  (b2) / (a) = $(ratio "${MIN[b2]}" "${MIN[a]}"),  (b2) / (a') = $(ratio "${MIN[b2]}" "${MIN[aj]}")"
+	# the join's own cost per row, apart from where the filter comes from
+	echo "(b2) / (a') = $(ratio "${MED[b2]}" "${MED[aj]}")   (the same Nested Loop plan, filter computed vs. stored)"
+	# (a) pays for building the filter, (b) for reading it from the table
+	echo "without the build in (a):  (b1) / ((a) - build) = $(ratio "${MED[b1]}" "$(awk -v a="${MED[a]}" -v b="${MED[build]}" 'BEGIN { print a - b }')")," \
+		"(b2) / ((a) - build) = $(ratio "${MED[b2]}" "$(awk -v a="${MED[a]}" -v b="${MED[build]}" 'BEGIN { print a - b }')")"
+	echo "load after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+} | tee -a "$REPORT"
+
+mkdir -p "$OUT_DIR"
+cp "$REPORT" "$OUT_DIR/probe_bench-$STAMP.txt"
+bf_log "report saved as bench/out/probe_bench-$STAMP.txt"

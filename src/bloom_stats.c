@@ -1,0 +1,120 @@
+/*
+ * bloom_stats.c
+ *		Bit counts, key-count and false-positive estimates, and sizing.
+ */
+#include "bloom_stats.h"
+
+#include <math.h>
+#include <string.h>
+
+/*
+ * Eight bytes at a time: memcpy keeps any alignment legal and compiles to
+ * one load; the byte order does not change a count.
+ */
+uint64_t
+bloom_popcount(const uint8_t *bytes, size_t len)
+{
+	uint64_t	total = 0;
+	size_t		i = 0;
+
+	for (; len - i >= 8; i += 8)
+	{
+		uint64_t	w;
+
+		memcpy(&w, bytes + i, sizeof(w));
+		total += (uint64_t) __builtin_popcountll(w);
+	}
+	for (; i < len; i++)
+		total += (uint64_t) __builtin_popcount(bytes[i]);
+	return total;
+}
+
+double
+bloom_estimate_keys(uint64_t bits, unsigned k, uint64_t bits_set)
+{
+	if (bits_set >= bits)
+		return INFINITY;
+	/* log1p keeps its precision when only a few bits of many are set */
+	return -((double) bits / k) * log1p(-((double) bits_set / (double) bits));
+}
+
+void
+bloom_stats_of(const uint8_t *filter, size_t len, bloom_stats *stats)
+{
+	size_t		array_bytes = len - 1;
+	uint64_t	reachable_bits = (uint64_t) array_bytes * 8;
+	uint64_t	reachable_set;
+
+	stats->filter_bytes = len;
+	stats->bits = reachable_bits;
+	stats->k = filter[len - 1];
+
+	if (reachable_bits > BLOOM_REACHABLE_BITS_MAX)
+		reachable_bits = BLOOM_REACHABLE_BITS_MAX;
+	reachable_set = bloom_popcount(filter, (size_t) (reachable_bits / 8));
+	stats->bits_set = reachable_set +
+		bloom_popcount(filter + reachable_bits / 8,
+					   array_bytes - (size_t) (reachable_bits / 8));
+
+	stats->fill_ratio = (double) reachable_set / (double) reachable_bits;
+	stats->estimated_keys = bloom_estimate_keys(reachable_bits, stats->k,
+												reachable_set);
+	/* a key not in the filter matches when all of its k bits are set */
+	stats->false_positive_rate = pow(stats->fill_ratio, stats->k);
+}
+
+double
+bloom_expected_fpr(int64_t bits_per_key)
+{
+	double		k;
+
+	if (bits_per_key < 0)
+		return NAN;
+	if (bits_per_key == 0)
+		return 1.0;
+	k = bloom_k_for_bits_per_key(bits_per_key);
+
+	/*
+	 * The chance that one probe finds its bit set, once n keys have set k
+	 * bits each in n * bpk bits, is 1 - (1 - 1/(n bpk))^(k n), which tends
+	 * to 1 - e^(-k/bpk).  expm1 keeps the precision that 1 - exp() would
+	 * lose for large bits_per_key.
+	 */
+	return pow(-expm1(-k / (double) bits_per_key), k);
+}
+
+int64_t
+bloom_bits_per_key_for_fpr(double target)
+{
+	int64_t		bpk,
+				lo,
+				hi;
+
+	/*
+	 * Below the bits_per_key where k reaches its cap, k changes with
+	 * bits_per_key and the rate need not fall at every step, so every
+	 * candidate is tried.
+	 */
+	for (bpk = 0; bloom_k_for_bits_per_key(bpk) < BLOOM_MAX_K; bpk++)
+		if (bloom_expected_fpr(bpk) <= target)
+			return bpk;
+
+	/*
+	 * From there k stays 30 and the rate falls as bits_per_key grows:
+	 * binary search for the first bits_per_key at or below the target.
+	 */
+	lo = bpk;
+	hi = INT32_MAX;
+	if (!(bloom_expected_fpr(hi) <= target))
+		return BLOOM_BPK_UNREACHABLE;
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+
+		if (bloom_expected_fpr(mid) <= target)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}

@@ -1,0 +1,97 @@
+/*
+ * bloomfilter_ops.c
+ *		Equality and hashing of bloomfilter values, and the bytea cast.
+ *
+ * Two filters are equal when their bytes are: the same geometry and the
+ * same bits.  Hashing covers the same bytes, so that equal values hash
+ * alike whatever their varlena header (short, 4-byte or toasted).
+ */
+#include "postgres.h"
+
+#include "access/detoast.h"
+#include "common/hashfn.h"
+
+#include "bloom_pg.h"
+
+PG_FUNCTION_INFO_V1(bloomfilter_eq);
+PG_FUNCTION_INFO_V1(bloomfilter_ne);
+PG_FUNCTION_INFO_V1(bloomfilter_hash);
+PG_FUNCTION_INFO_V1(bloomfilter_hash_extended);
+PG_FUNCTION_INFO_V1(bloomfilter_from_bytea);
+
+static bool
+filters_equal(FunctionCallInfo fcinfo)
+{
+	Datum		a = PG_GETARG_DATUM(0);
+	Datum		b = PG_GETARG_DATUM(1);
+	bytea	   *fa;
+	bytea	   *fb;
+	Size		len;
+	bool		result;
+
+	/*
+	 * Filters of different sizes differ; the sizes are known without
+	 * fetching a stored filter, as in byteaeq.
+	 */
+	len = toast_raw_datum_size(a);
+	if (len != toast_raw_datum_size(b))
+		return false;
+
+	fa = DatumGetBloomFilterPP(a);
+	fb = DatumGetBloomFilterPP(b);
+	result = memcmp(BloomFilterBytes(fa), BloomFilterBytes(fb),
+					BloomFilterLength(fa)) == 0;
+	PG_FREE_IF_COPY(fa, 0);
+	PG_FREE_IF_COPY(fb, 1);
+	return result;
+}
+
+Datum
+bloomfilter_eq(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(filters_equal(fcinfo));
+}
+
+Datum
+bloomfilter_ne(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(!filters_equal(fcinfo));
+}
+
+Datum
+bloomfilter_hash(PG_FUNCTION_ARGS)
+{
+	bytea	   *f = PG_GETARG_BLOOMFILTER_PP(0);
+	Datum		result;
+
+	result = hash_any(BloomFilterBytes(f), (int) BloomFilterLength(f));
+	PG_FREE_IF_COPY(f, 0);
+	return result;
+}
+
+Datum
+bloomfilter_hash_extended(PG_FUNCTION_ARGS)
+{
+	bytea	   *f = PG_GETARG_BLOOMFILTER_PP(0);
+	Datum		result;
+
+	result = hash_any_extended(BloomFilterBytes(f), (int) BloomFilterLength(f),
+							   PG_GETARG_INT64(1));
+	PG_FREE_IF_COPY(f, 0);
+	return result;
+}
+
+/*
+ * bytea -> bloomfilter: the bytes are a filter's binary representation,
+ * so they pass the same validator as binary input, with its SQLSTATE.
+ * The layouts are the same, so a valid value is returned as it is.
+ */
+Datum
+bloomfilter_from_bytea(PG_FUNCTION_ARGS)
+{
+	bytea	   *bytes = PG_GETARG_BYTEA_P(0);
+
+	bloomfilter_check((const uint8 *) VARDATA(bytes), VARSIZE(bytes) - VARHDRSZ,
+					  ERRCODE_INVALID_BINARY_REPRESENTATION);
+	PG_RETURN_BYTEA_P(bytes);
+}

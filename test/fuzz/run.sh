@@ -1,0 +1,197 @@
+#!/usr/bin/env bash
+#
+# test/fuzz/run.sh -- build the libFuzzer targets and run each for a fixed
+# number of executions, under AddressSanitizer (with leak detection) and
+# UBSan.
+#
+#   test/fuzz/run.sh                  smoke: 20000 executions per target
+#   test/fuzz/run.sh --runs 5000000   a longer run
+#   test/fuzz/run.sh --time 600       each target for 600 s instead
+#   test/fuzz/run.sh --seed 1234      replay a run's random choices
+#   test/fuzz/run.sh --only probe     one target (probe, hex, state, build)
+#
+# Targets (test/fuzz/fuzz_*.c; each compares the core with a plain
+# reference written in the target, see fuzz_common.h):
+#   probe  bloom_validate and KeyMayMatch on any filter bytes and keys
+#   hex    the \x text form: check, decode, encode, round trips
+#   state  the serialized aggregate state: check, read every hash, rewrite
+#   build  geometry over the 64-bit range, build from hashes, every key probes
+#
+# The seed corpus is made from test/data/vectors by make_corpus into a
+# temporary directory on every run; nothing binary is kept in the
+# repository.  An input that crashes, leaks, trips a sanitizer or breaks a
+# checked property is saved under test/fuzz/artifacts/ and the target
+# counts as failed; replay it with  test/fuzz/build/fuzz_TARGET FILE.
+#
+# Prints one line per target, the total number of executions, and
+#   fuzz: N passed, N failed
+# The exit status is non-zero when a target failed.
+#
+# Environment: FUZZ_CC (default clang), BLOOM_FUZZ_SEED (as --seed).
+
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+ROOT=$PWD
+
+RUNS=20000
+TIME=
+SEED=${BLOOM_FUZZ_SEED:-}
+ONLY=
+TARGETS=(probe hex state build)
+
+usage() {
+	sed -n '3,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--runs)
+		RUNS=${2:?--runs needs a number}
+		shift 2
+		;;
+	--time)
+		TIME=${2:?--time needs seconds}
+		shift 2
+		;;
+	--seed)
+		SEED=${2:?--seed needs a number}
+		shift 2
+		;;
+	--only)
+		ONLY=${2:?--only needs a target}
+		shift 2
+		;;
+	-h | --help)
+		usage
+		exit 0
+		;;
+	*)
+		echo "run.sh: unknown argument $1" >&2
+		usage >&2
+		exit 2
+		;;
+	esac
+done
+for v in "$RUNS" "${TIME:-0}"; do
+	case $v in '' | *[!0-9]*)
+		echo "run.sh: --runs and --time take a whole number" >&2
+		exit 2
+		;;
+	esac
+done
+if [ -n "$ONLY" ]; then
+	case " ${TARGETS[*]} " in *" $ONLY "*) TARGETS=("$ONLY") ;; *)
+		echo "run.sh: unknown target $ONLY (one of: ${TARGETS[*]})" >&2
+		exit 2
+		;;
+	esac
+fi
+if [ -z "$SEED" ]; then
+	SEED=$(($(od -An -N4 -tu4 /dev/urandom | tr -d ' \n') % 2147483647 + 1))
+fi
+case $SEED in '' | *[!0-9]*)
+	echo "run.sh: the seed must be a positive number" >&2
+	exit 2
+	;;
+esac
+
+FUZZ_CC=${FUZZ_CC:-clang}
+if ! command -v "$FUZZ_CC" >/dev/null 2>&1; then
+	echo "run.sh: $FUZZ_CC not found; install clang (Debian: apt-get install clang libclang-rt-14-dev)" >&2
+	echo "fuzz: 0 passed, ${#TARGETS[@]} failed"
+	exit 1
+fi
+
+BUILD=$ROOT/test/fuzz/build
+ARTIFACTS=$ROOT/test/fuzz/artifacts
+mkdir -p "$BUILD" "$ARTIFACTS"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-fuzz.XXXXXX")
+trap 'rm -rf -- "$WORK"; rmdir "$ARTIFACTS" 2>/dev/null || true' EXIT
+
+CORE_SRCS=(src/bloom_hash.c src/bloom_filter.c src/bloom_hex.c src/bloom_state.c)
+CORE_DEPS=("${CORE_SRCS[@]}" src/bloom_core.h src/bloom_state.h)
+CFLAGS=(-std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc)
+
+# needs_build OUT SRC...: OUT is missing or older than a source.
+needs_build() {
+	local out=$1 src
+	shift
+	[ -x "$out" ] || return 0
+	for src in "$@"; do
+		[ "$src" -nt "$out" ] && return 0
+	done
+	return 1
+}
+
+passed=0
+failed=0
+total_execs=0
+
+# ---- seed corpus from the LevelDB vectors ----------------------------------
+
+corpus_tool=$BUILD/make_corpus
+corpus_deps=(test/fuzz/make_corpus.c test/unit/vectors.c test/unit/vectors.h "${CORE_DEPS[@]}")
+if needs_build "$corpus_tool" "${corpus_deps[@]}"; then
+	"$FUZZ_CC" -std=gnu11 -O1 -g -Wall -Wextra -Werror -Isrc -Itest/unit \
+		-o "$corpus_tool" test/fuzz/make_corpus.c test/unit/vectors.c "${CORE_SRCS[@]}"
+fi
+mkdir -p "$WORK/seeds"
+"$corpus_tool" test/data/vectors "$WORK/seeds" >"$WORK/seeds.log" 2>&1 || {
+	cat "$WORK/seeds.log"
+	echo "fuzz: could not make the seed corpus from test/data/vectors"
+	echo "fuzz: 0 passed, ${#TARGETS[@]} failed"
+	exit 1
+}
+
+if [ -n "$TIME" ]; then
+	echo "fuzz: ${TIME} s per target, seed $SEED (replay: test/fuzz/run.sh --time $TIME --seed $SEED)"
+else
+	echo "fuzz: $RUNS executions per target, seed $SEED (replay: test/fuzz/run.sh --runs $RUNS --seed $SEED)"
+fi
+
+# ---- build and run each target ----------------------------------------------
+
+for t in "${TARGETS[@]}"; do
+	bin=$BUILD/fuzz_$t
+	log=$WORK/$t.log
+	if needs_build "$bin" "test/fuzz/fuzz_$t.c" test/fuzz/fuzz_common.h "${CORE_DEPS[@]}"; then
+		if ! "$FUZZ_CC" "${CFLAGS[@]}" -o "$bin" "test/fuzz/fuzz_$t.c" "${CORE_SRCS[@]}" >"$log" 2>&1; then
+			cat "$log"
+			echo "FAIL $t: does not build"
+			failed=$((failed + 1))
+			continue
+		fi
+	fi
+	seeds=$(find "$WORK/seeds/$t" -type f | wc -l)
+	mkdir -p "$WORK/corpus-$t"
+	limit=(-runs="$RUNS")
+	[ -n "$TIME" ] && limit=(-runs=-1 -max_total_time="$TIME")
+	rc=0
+	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0 \
+		UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		"$bin" "${limit[@]}" -seed="$SEED" -max_len=16384 -timeout=30 \
+		-rss_limit_mb=2048 -print_final_stats=1 \
+		-artifact_prefix="$ARTIFACTS/fuzz_$t-" \
+		"$WORK/corpus-$t" "$WORK/seeds/$t" >"$log" 2>&1 || rc=$?
+	execs=$(sed -nE 's/^Done ([0-9]+) runs in ([0-9]+) second.*/\1/p' "$log" | tail -n 1)
+	secs=$(sed -nE 's/^Done ([0-9]+) runs in ([0-9]+) second.*/\2/p' "$log" | tail -n 1)
+	cov=$(sed -nE 's/.*DONE +cov: ([0-9]+) ft: ([0-9]+).*/\1 edges, \2 features/p' "$log" | tail -n 1)
+	reports=$(grep -cE 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error:|fuzz check failed' "$log" || true)
+	if [ "$rc" -eq 0 ] && [ -n "$execs" ] && [ "$reports" -eq 0 ]; then
+		passed=$((passed + 1))
+		total_execs=$((total_execs + execs))
+		echo "ok   $t: $execs executions in ${secs} s from $seeds seeds ($cov)"
+	else
+		failed=$((failed + 1))
+		total_execs=$((total_execs + ${execs:-0}))
+		echo "FAIL $t: exit $rc, ${reports} report(s); log follows"
+		grep -vE '^(#[0-9]+|INFO:|MS:|\s*$)' "$log" | head -n 60
+		ls "$ARTIFACTS"/fuzz_"$t"-* 2>/dev/null | sed 's/^/  saved input: /' || true
+	fi
+done
+
+echo "fuzz: $total_execs executions in total"
+echo "fuzz: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

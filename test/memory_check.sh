@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+#
+# test/memory_check.sh -- a backend's memory while probing and while
+# aggregating millions of rows: flat, apart from the aggregate's state and
+# its result.
+#
+#   test/memory_check.sh                 1 million and 10 million rows
+#   test/memory_check.sh --rows 20000000 1 million and 20 million rows
+#
+# On a throw-away cluster (the extension must be installed: make install).
+# Each query runs over a million rows and over --rows rows, each time in a
+# session of its own that first warms up (library, caches) on 1000 rows.
+# Then the backend's peak resident size (VmHWM in /proc/PID/status) is reset
+# to its current size by writing 5 to /proc/PID/clear_refs (this needs
+# root, or the server's user), the query runs, and the peak is read again:
+# its growth is what the query needed.  Rows come from generate_series in
+# the select list, which streams; the filters probed are one small enough
+# to be stored inline and one of 1.25 MB stored out of line (detoasted once
+# per call site by the cache).  Parallel query is off, so that all the work
+# is in the one backend measured.
+#
+# Checks:
+#   probes     the growth is the same for both row counts (within 2 MB): no
+#              memory per row;
+#   bloom_agg  the growth beyond the state's hashes (4 bytes a key) and the
+#              result filter (10 bits a key) is the same for both row counts
+#              (within 8 MB): nothing else grows with the rows.
+#
+# Prints a table of the figures (in MB) and
+#   memory: N passed, N failed
+
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+
+SMALL=1000000
+ROWS=10000000
+while [ $# -gt 0 ]; do
+	case $1 in
+	--rows)
+		ROWS=${2:?--rows needs a number}
+		shift 2
+		;;
+	-h | --help)
+		sed -n '3,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	*)
+		echo "memory_check.sh: unknown argument $1" >&2
+		exit 2
+		;;
+	esac
+done
+case $ROWS in '' | *[!0-9]*)
+	echo "memory_check.sh: --rows takes a whole number" >&2
+	exit 2
+	;;
+esac
+[ "$ROWS" -gt "$SMALL" ] || {
+	echo "memory_check.sh: --rows must be more than $SMALL" >&2
+	exit 2
+}
+
+passed=0
+failed=0
+pass() {
+	passed=$((passed + 1))
+	echo "ok   $*"
+}
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL $*"
+}
+finish() {
+	echo "memory: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
+
+WORK=
+bf_mktemp_dir WORK
+chmod 755 "$WORK"
+if ! bf_cluster_start >"$WORK/cluster.log" 2>&1; then
+	cat "$WORK/cluster.log"
+	fail "could not start a throw-away cluster"
+	finish
+	exit 1
+fi
+PSQL=("$(bf_pg_bindir)/psql" -X -q -v ON_ERROR_STOP=1)
+
+if [ "$("${PSQL[@]}" -At -c "SELECT count(*) FROM pg_available_extensions WHERE name = 'bloomfilter'")" != 1 ]; then
+	fail "the bloomfilter extension is not installed (run make install)"
+	finish
+	exit 1
+fi
+
+# mem.sh reset|read PID LABEL: one line "LABEL reset|read ok VmHWM VmRSS RssAnon" (kB)
+cat >"$WORK/mem.sh" <<'EOF'
+#!/bin/sh
+what=$1 pid=$2 label=$3 ok=-
+if [ "$what" = reset ]; then
+	if { printf '5\n' >"/proc/$pid/clear_refs"; } 2>/dev/null; then ok=1; else ok=0; fi
+fi
+awk -v l="$label" -v w="$what" -v ok="$ok" '
+	/^(VmHWM|VmRSS|RssAnon):/ { v[substr($1, 1, length($1) - 1)] = $2 }
+	END { printf "%s %s %s %d %d %d\n", l, w, ok, v["VmHWM"], v["VmRSS"], v["RssAnon"] }' "/proc/$pid/status"
+EOF
+chmod 755 "$WORK/mem.sh"
+
+"${PSQL[@]}" <<'SQL'
+CREATE EXTENSION bloomfilter;
+CREATE TABLE filters (name text PRIMARY KEY, f bloomfilter);
+INSERT INTO filters SELECT 'small', bloom_agg(i::text, 10) FROM generate_series(1, 1000) i;
+INSERT INTO filters SELECT 'big', bloom_agg(i::text, 10) FROM generate_series(1, 1000000) i;
+SQL
+"${PSQL[@]}" -At -c "SELECT name, octet_length(f::text) / 2 - 1, pg_column_size(f) FROM filters ORDER BY name" |
+	while IFS='|' read -r name bytes stored; do
+		bf_log "filter $name: $bytes bytes, $stored bytes stored"
+	done
+
+# ---- one session per query: warm up, reset, query, read ------------------------
+
+# A session of its own for each query, so that memory freed by an earlier
+# query (and kept by the allocator) cannot hide what this one needs.
+run_session() {
+	local label=$1 sql=$2 script=$WORK/$1.sql
+	cat >"$script" <<SQL
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+SELECT pg_backend_pid() AS pid \gset
+\setenv BF_MEM_PID :pid
+-- warm up: the library, the catalog caches, the filters' pages
+SELECT count(*) FROM (SELECT generate_series(1, 1000)::text AS k) s
+ WHERE k <~ (SELECT f FROM filters WHERE name = 'big')
+   AND k <~ (SELECT f FROM filters WHERE name = 'small')
+   AND (SELECT f FROM filters WHERE name = 'big') ~> k::bytea;
+SELECT bloom_agg(k, 10) IS NOT NULL FROM (SELECT generate_series(1, 1000)::text AS k) s;
+\! "$WORK/mem.sh" reset "\$BF_MEM_PID" $label
+$sql;
+\! "$WORK/mem.sh" read "\$BF_MEM_PID" $label
+SQL
+	chmod 644 "$script"
+	"${PSQL[@]}" -At -f "$script" >>"$WORK/session.out" 2>&1
+}
+
+start=$(date +%s)
+for n in "$SMALL" "$ROWS"; do
+	while IFS='|' read -r label sql; do
+		if ! run_session "$label-$n" "${sql//@N@/$n}"; then
+			cat "$WORK/session.out"
+			fail "the measuring session for $label over $n rows failed"
+			finish
+			exit 1
+		fi
+	done <<'QUERIES'
+rows|SELECT count(*) FROM (SELECT generate_series(1, @N@)::text AS k) s
+probe-inline|SELECT count(*) FROM (SELECT generate_series(1, @N@)::text AS k) s WHERE k <~ (SELECT f FROM filters WHERE name = 'small')
+probe-stored|SELECT count(*) FROM (SELECT generate_series(1, @N@)::text AS k) s WHERE k <~ (SELECT f FROM filters WHERE name = 'big')
+probe-bytea|SELECT count(*) FROM (SELECT int4send(generate_series(1, @N@)) AS k) s WHERE (SELECT f FROM filters WHERE name = 'big') ~> k
+bloom_agg|SELECT bloom_agg(k, 10) IS NOT NULL FROM (SELECT generate_series(1, @N@)::text AS k) s
+QUERIES
+done
+bf_log "measured in $(($(date +%s) - start)) s"
+if grep -q ' reset 0 ' "$WORK/session.out"; then
+	fail "could not reset VmHWM (writing /proc/PID/clear_refs needs root or the server's user)"
+	finish
+	exit 1
+fi
+
+# ---- figures ---------------------------------------------------------------------
+
+# growth LABEL: peak after the query minus the size at the reset, in kB
+growth() {
+	awk -v l="$1" '
+		$1 == l && $2 == "reset" { base = $5 }
+		$1 == l && $2 == "read" { peak = $4 }
+		END { if (base == "" || peak == "") exit 1; print peak - base }' "$WORK/session.out"
+}
+mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
+# the state's hash array holding n keys: 4 bytes a key (the array is
+# allocated in doubling steps, but only the part written is resident)
+state_kb() { awk -v n="$1" 'BEGIN { printf "%d", n * 4 / 1024 }'; }
+# the filter of n keys at 10 bits per key
+filter_kb() { awk -v n="$1" 'BEGIN { printf "%d", (n * 10 / 8 + 1) / 1024 }'; }
+
+printf '\n%-14s %14s %14s   %s\n' "query" "$SMALL rows" "$ROWS rows" "(growth of the backend's peak RSS, MB)"
+for label in rows probe-inline probe-stored probe-bytea bloom_agg; do
+	a=$(growth "$label-$SMALL") b=$(growth "$label-$ROWS")
+	printf '%-14s %14s %14s\n' "$label" "$(mb "$a")" "$(mb "$b")"
+done
+echo
+
+for label in probe-inline probe-stored probe-bytea; do
+	a=$(growth "$label-$SMALL") b=$(growth "$label-$ROWS")
+	if [ $((b - a)) -le 2048 ]; then
+		pass "$label: flat, $(mb "$a") MB at $SMALL rows, $(mb "$b") MB at $ROWS rows"
+	else
+		fail "$label: grows with rows, $(mb "$a") MB at $SMALL rows, $(mb "$b") MB at $ROWS rows"
+	fi
+done
+
+a=$(growth "bloom_agg-$SMALL") b=$(growth "bloom_agg-$ROWS")
+sa=$(state_kb "$SMALL") sb=$(state_kb "$ROWS")
+fa=$(filter_kb "$SMALL") fb=$(filter_kb "$ROWS")
+oa=$((a - sa - fa)) ob=$((b - sb - fb))
+tolerance=8192
+echo "bloom_agg: state array $(mb "$sa") / $(mb "$sb") MB, result filter $(mb "$fa") / $(mb "$fb") MB;" \
+	"growth beyond them $(mb "$oa") / $(mb "$ob") MB ($SMALL / $ROWS rows)"
+if [ $((ob - oa)) -le "$tolerance" ]; then
+	pass "bloom_agg: apart from the state and the result, flat ($(mb "$oa") MB at $SMALL rows, $(mb "$ob") MB at $ROWS rows)"
+else
+	fail "bloom_agg: beyond the state and the result, $(mb "$oa") MB at $SMALL rows but $(mb "$ob") MB at $ROWS rows"
+fi
+
+finish
