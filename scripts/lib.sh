@@ -3,7 +3,7 @@
 # scripts/lib.sh -- shell functions shared by scripts/test.sh and
 # scripts/demo.sh.  Source it; it does nothing by itself.
 #
-#   bf_ensure_deps [--leveldb] [--robustness]
+#   bf_ensure_deps [--leveldb] [--robustness] [--bench]
 #                                check (and as root install) Debian packages
 #   bf_make ARGS...              make with the PostgreSQL 15 pg_config
 #   bf_make_install              make install (through sudo when not root)
@@ -69,7 +69,7 @@ bf_pkg_installed() {
 	[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" = "install ok installed" ]
 }
 
-# bf_ensure_deps [--leveldb] [--robustness]
+# bf_ensure_deps [--leveldb] [--robustness] [--bench]
 bf_ensure_deps() {
 	local want=("postgresql-$BF_PG_MAJOR" "postgresql-server-dev-$BF_PG_MAJOR"
 		build-essential gcc make g++)
@@ -79,6 +79,8 @@ bf_ensure_deps() {
 		--leveldb) want+=(libleveldb-dev) ;;
 		# the sanitizer and fuzz builds (clang, its runtimes) and sqlsmith
 		--robustness) want+=(clang libclang-rt-dev sqlsmith) ;;
+		# bench/run.sh: the HyperLogLog extension it compares bloom_agg with
+		--bench) want+=("postgresql-$BF_PG_MAJOR-hll") ;;
 		*)
 			bf_err "bf_ensure_deps: unknown argument $arg"
 			return 2

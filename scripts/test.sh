@@ -8,7 +8,8 @@
 #   -> make leveldbtest -> start cluster -> make installcheck
 #   -> test/sql_diff.sh on the test vectors and on a fresh random LevelDB
 #      export -> test/cancel_test.sh -> test/dump_restore_test.sh
-#   -> test/sqlsmith_run.sh (own cluster) -> stop cluster -> summary
+#   -> test/sqlsmith_run.sh (own cluster) -> bench/run.sh --quick (own
+#      cluster) -> stop cluster -> summary
 #
 # Every suite's "N passed, N failed" is collected; a suite that crashes or
 # prints no count counts as 1 failed.  The last line is
@@ -126,7 +127,7 @@ crash_note() {
 # ---- 1. dependencies ------------------------------------------------------
 
 stage "dependencies"
-if ! bf_ensure_deps --leveldb --robustness; then
+if ! bf_ensure_deps --leveldb --robustness --bench; then
 	record "dependencies" 0 1 "FAILED"
 	finish_early
 fi
@@ -336,6 +337,16 @@ rc=0
 run_logged "$LOGDIR/sqlsmith.log" test/sqlsmith_run.sh --queries 1000 || rc=$?
 smith_seed=$(sed -nE 's/^sqlsmith: [0-9]+ queries, seed ([0-9]+).*/seed \1/p' "$LOGDIR/sqlsmith.log" | head -n 1)
 record_counted "sqlsmith" sqlsmith "$rc" "$LOGDIR/sqlsmith.log" "$smith_seed"
+
+# ---- 9d. benchmark smoke test: it runs, and its filters are identical ------
+
+# Tiny data and one run each: this checks bench/run.sh and the filter
+# identity it reports (core vs libleveldb, parallel vs serial, joins with
+# and without the pre-check), never the times.
+stage "bench smoke: bench/run.sh --quick (own cluster)"
+rc=0
+run_logged "$LOGDIR/bench-smoke.log" bench/run.sh --quick --no-build || rc=$?
+record_counted "bench smoke" bench-smoke "$rc" "$LOGDIR/bench-smoke.log"
 
 # ---- 10. stop, summary ---------------------------------------------------------
 

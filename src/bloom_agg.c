@@ -50,7 +50,7 @@ check_same_bits_per_key(int32 state_bpk, int32 other_bpk)
  * hands back row after row, or else (first row, or a flat or read-only
  * input) a new one in the aggregate context holding a copy.
  */
-static BloomAggState *
+static inline BloomAggState *
 writable_state(FunctionCallInfo fcinfo, int32 bits_per_key, const char *funcname)
 {
 	BloomAggState *state;
@@ -108,7 +108,10 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 	state = writable_state(fcinfo, bits_per_key, "bloom_agg_transfn");
 	check_same_bits_per_key(state->bits_per_key, bits_per_key);
 
-	key = PG_GETARG_VARLENA_PP(1);
+	/* PG_GETARG_VARLENA_PP, with no call for a key read in place */
+	key = (struct varlena *) PG_GETARG_POINTER(1);
+	if (unlikely(VARATT_IS_EXTERNAL(key) || VARATT_IS_COMPRESSED(key)))
+		key = pg_detoast_datum_packed(key);
 	bloom_agg_state_append(state,
 						   bloom_key_hash(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key)));
 	PG_RETURN_DATUM(EOHPGetRWDatum(&state->hdr));
@@ -157,6 +160,8 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 	bytea	   *result;
 	uint8	   *filter;
 	uint64		done;
+	uint32	   *scratch;
+	size_t		scratch_size;
 
 	bloom_agg_state_view(PG_GETARG_DATUM(0), &view);
 
@@ -172,17 +177,34 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 						   geometry.filter_bytes, (Size) (MaxAllocSize - VARHDRSZ)),
 				 errhint("Use fewer bits per key, or split the keys into several filters.")));
 
-	result = palloc0(VARHDRSZ + geometry.filter_bytes);
+	/*
+	 * Huge pages for a big filter before it is first touched, then zeroed:
+	 * the bits are set at random, and with 4 kB pages nearly every write
+	 * would also miss the TLB.
+	 */
+	result = palloc(VARHDRSZ + geometry.filter_bytes);
 	SET_VARSIZE(result, VARHDRSZ + geometry.filter_bytes);
 	filter = (uint8 *) VARDATA(result);
+	bloom_advise_huge_pages(filter, geometry.filter_bytes);
+	memset(filter, 0, geometry.filter_bytes);
+
+	/*
+	 * A filter larger than the CPU caches is set faster through a few MB of
+	 * scratch space (bloom_prepared_set_hashes_buffered).
+	 */
+	scratch_size = bloom_set_scratch_size(geometry.bits);
+	scratch = scratch_size > 0 ? palloc(scratch_size * sizeof(uint32)) : NULL;
 
 	/* in batches, so that a cancel stops a final over a billion keys */
 	for (done = 0; done < view.nhashes; done += FINAL_INTERRUPT_BATCH)
 	{
 		CHECK_FOR_INTERRUPTS();
-		bloom_build_from_hashes(filter, &geometry, view.hashes + done,
-								Min(view.nhashes - done, FINAL_INTERRUPT_BATCH));
+		bloom_build_from_hashes_scratch(filter, &geometry, view.hashes + done,
+										Min(view.nhashes - done, FINAL_INTERRUPT_BATCH),
+										scratch, scratch_size);
 	}
 	filter[geometry.filter_bytes - 1] = (uint8) geometry.k;
+	if (scratch != NULL)
+		pfree(scratch);
 	PG_RETURN_POINTER(result);
 }

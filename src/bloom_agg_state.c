@@ -58,7 +58,7 @@ static Size bloom_agg_state_flat_size(ExpandedObjectHeader *eohptr);
 static void bloom_agg_state_flatten(ExpandedObjectHeader *eohptr,
 									void *result, Size allocated_size);
 
-static const ExpandedObjectMethods bloom_agg_state_methods = {
+const ExpandedObjectMethods bloom_agg_state_methods = {
 	bloom_agg_state_flat_size,
 	bloom_agg_state_flatten
 };
@@ -77,19 +77,6 @@ bloom_agg_state_create(MemoryContext aggcontext, int32 bits_per_key)
 	state->hashes = MemoryContextAlloc(objcxt,
 									   INITIAL_CAPACITY * sizeof(uint32));
 	return state;
-}
-
-BloomAggState *
-bloom_agg_state_if_rw(Datum d)
-{
-	ExpandedObjectHeader *eoh;
-
-	if (!VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)))
-		return NULL;
-	eoh = DatumGetEOHP(d);
-	if (eoh->eoh_methods != &bloom_agg_state_methods)
-		return NULL;
-	return (BloomAggState *) eoh;
 }
 
 void
@@ -111,6 +98,8 @@ bloom_agg_state_reserve(BloomAggState *state, uint64 extra)
 	/* huge: a serial aggregate over 300 million keys needs 1.2 GB here */
 	state->hashes = repalloc_huge(state->hashes, capacity * sizeof(uint32));
 	state->capacity = capacity;
+	/* the part not yet written gets huge pages: far fewer page faults */
+	bloom_advise_huge_pages(state->hashes, capacity * sizeof(uint32));
 }
 
 void

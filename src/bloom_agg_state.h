@@ -40,8 +40,25 @@ typedef struct BloomAggStateView
 extern BloomAggState *bloom_agg_state_create(MemoryContext aggcontext,
 											 int32 bits_per_key);
 
-/* Our expanded state if d is a read/write pointer to one, else NULL. */
-extern BloomAggState *bloom_agg_state_if_rw(Datum d);
+/* The methods that mark an expanded object as one of our states. */
+extern const ExpandedObjectMethods bloom_agg_state_methods;
+
+/*
+ * Our expanded state if d is a read/write pointer to one, else NULL.
+ * Inline: the transition function asks this for every row.
+ */
+static inline BloomAggState *
+bloom_agg_state_if_rw(Datum d)
+{
+	ExpandedObjectHeader *eoh;
+
+	if (!VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)))
+		return NULL;
+	eoh = DatumGetEOHP(d);
+	if (eoh->eoh_methods != &bloom_agg_state_methods)
+		return NULL;
+	return (BloomAggState *) eoh;
+}
 
 /* The state behind any datum of type bloom_agg_state, checked. */
 extern void bloom_agg_state_view(Datum d, BloomAggStateView *view);

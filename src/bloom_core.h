@@ -86,9 +86,194 @@ extern void bloom_build_from_hashes(uint8_t *filter,
 									const bloom_geometry *geometry,
 									const uint32_t *hashes, size_t nhashes);
 
+/*
+ * The same, faster for a large filter, given scratch space of
+ * bloom_set_scratch_size(geometry->bits) 32-bit words (or NULL, 0).
+ */
+extern void bloom_build_from_hashes_scratch(uint8_t *filter,
+											const bloom_geometry *geometry,
+											const uint32_t *hashes,
+											size_t nhashes,
+											uint32_t *scratch,
+											size_t scratch_size);
+
 /* Set the k bits of one key hash in a bit array of nbits bits. */
 extern void bloom_set_hash(uint8_t *bit_array, uint64_t nbits, unsigned k,
 						   uint32_t hash);
+
+/*
+ * ---- prepared geometry: what build and probe share, per filter ----
+ *
+ * Every probe position is h % bits for a 32-bit h, which LevelDB computes
+ * with a 64-bit division per probe.  Since bits is fixed per filter, the
+ * remainder is computed instead by two multiplications with a reciprocal
+ * prepared once: Lemire, Kaser and Kurz, "Faster remainder by direct
+ * computation" (2019).  With d = min(bits, 2^32) and
+ * m = floor((2^64 - 1) / d) + 1 (mod 2^64), for every 32-bit h and every
+ * 1 <= d <= 2^32,
+ *
+ *		h % d = ((m * h mod 2^64) * d) >> 64.
+ *
+ * When bits >= 2^32, h % bits = h, and d = 2^32 (m = 2^32) gives exactly
+ * that, so there is no special case.  h % bits = h % d in every case.
+ */
+typedef struct bloom_prepared
+{
+	uint64_t	mod_m;			/* the reciprocal m above */
+	uint64_t	mod_d;			/* min(bits, 2^32) */
+	unsigned	k;				/* probes; for a probe, 0 = every key matches */
+	bool		empty;			/* probe only: no bit array, no key matches */
+} bloom_prepared;
+
+#define BLOOM_FASTMOD_MAX_D		(UINT64_C(1) << 32)
+
+/* The reciprocal of d, 1 <= d <= 2^32. */
+static inline uint64_t
+bloom_fastmod_reciprocal(uint64_t d)
+{
+	return UINT64_MAX / d + 1;
+}
+
+/* h % d given m = bloom_fastmod_reciprocal(d), 1 <= d <= 2^32. */
+static inline uint32_t
+bloom_fastmod(uint32_t h, uint64_t m, uint64_t d)
+{
+#ifdef __SIZEOF_INT128__
+	return (uint32_t) (((unsigned __int128) (m * h) * d) >> 64);
+#else
+	(void) m;
+	return (uint32_t) (h % d);
+#endif
+}
+
+/*
+ * For setting bits: nbits >= 1 bits and k probes per key.  Filters that
+ * bloom_geometry_for sizes are prepared with (geometry->bits, geometry->k).
+ */
+static inline void
+bloom_prepare(bloom_prepared *p, uint64_t nbits, unsigned k)
+{
+	p->mod_d = nbits < BLOOM_FASTMOD_MAX_D ? nbits : BLOOM_FASTMOD_MAX_D;
+	p->mod_m = bloom_fastmod_reciprocal(p->mod_d);
+	p->k = k;
+	p->empty = false;
+}
+
+/*
+ * For probing any filter bytes by KeyMayMatch's rules: a filter shorter
+ * than 2 bytes matches nothing, a k byte above 30 (reserved) or of 0
+ * matches everything.  Depends only on len and the k byte.
+ */
+static inline void
+bloom_prepare_probe(bloom_prepared *p, const uint8_t *filter, size_t len)
+{
+	unsigned	k;
+
+	if (len < 2)
+	{
+		bloom_prepare(p, 8, 0);
+		p->empty = true;
+		return;
+	}
+	k = filter[len - 1];
+	bloom_prepare(p, (uint64_t) (len - 1) * 8, k > BLOOM_MAX_K ? 0 : k);
+}
+
+/* The bit a probe of hash h reads or sets: h % bits. */
+static inline uint32_t
+bloom_prepared_bitpos(const bloom_prepared *p, uint32_t h)
+{
+	return bloom_fastmod(h, p->mod_m, p->mod_d);
+}
+
+/* The step between a key's probes (LevelDB: rotate right by 17). */
+static inline uint32_t
+bloom_probe_delta(uint32_t hash)
+{
+	return (hash >> 17) | (hash << 15);
+}
+
+/* Bit bitpos of a bit array, as 0 or 1. */
+static inline unsigned
+bloom_bit(const uint8_t *bit_array, uint32_t bitpos)
+{
+	return (bit_array[bitpos >> 3] >> (bitpos & 7)) & 1u;
+}
+
+/*
+ * KeyMayMatch on a filter prepared with bloom_prepare_probe: one hash in,
+ * at most k memory reads, no division.
+ *
+ * The first two bits are read with no branch between them: a key that is
+ * absent usually fails at one of them, and whether it does is a coin toss
+ * the CPU cannot predict, so one branch on both (instead of one on each)
+ * halves the mispredictions, and both reads are in flight at once.  The
+ * answer is the same as reading the bits one by one.
+ */
+static inline bool
+bloom_prepared_may_contain(const bloom_prepared *p, const uint8_t *filter,
+						   uint32_t hash)
+{
+	uint32_t	delta = bloom_probe_delta(hash);
+	unsigned	k = p->k;
+	unsigned	j;
+
+	if (p->empty)
+		return false;
+	if (k < 2)
+		return k == 0 || bloom_bit(filter, bloom_prepared_bitpos(p, hash));
+	if ((bloom_bit(filter, bloom_prepared_bitpos(p, hash)) &
+		 bloom_bit(filter, bloom_prepared_bitpos(p, hash + delta))) == 0)
+		return false;
+	hash += 2 * delta;
+	for (j = 2; j < k; j++)
+	{
+		if (!bloom_bit(filter, bloom_prepared_bitpos(p, hash)))
+			return false;
+		hash += delta;
+	}
+	return true;
+}
+
+/*
+ * Set the bits of nhashes key hashes in a bit array prepared with
+ * bloom_prepare: the same bits as bloom_set_hash on each, in batches whose
+ * cache lines are fetched ahead of the writes.
+ */
+extern void bloom_prepared_set_hashes(const bloom_prepared *p,
+									  uint8_t *bit_array,
+									  const uint32_t *hashes, size_t nhashes);
+
+/*
+ * For a bit array larger than the CPU caches: scratch space, in 32-bit
+ * words, with which bloom_prepared_set_hashes_buffered sets bits faster;
+ * 0 when the array is too small to gain from it.
+ */
+extern size_t bloom_set_scratch_size(uint64_t nbits);
+
+/*
+ * The same bits as bloom_prepared_set_hashes, with scratch_size words of
+ * scratch (see bloom_filter.c); without enough scratch (NULL, 0) it is
+ * bloom_prepared_set_hashes.
+ */
+extern void bloom_prepared_set_hashes_buffered(const bloom_prepared *p,
+											   uint8_t *bit_array,
+											   const uint32_t *hashes,
+											   size_t nhashes,
+											   uint32_t *scratch,
+											   size_t scratch_size);
+
+/*
+ * Ask the kernel (Linux: transparent huge pages, where it allows them on
+ * request) to back a large memory area that is not yet touched with 2 MB
+ * pages: a bit array set or probed at random then does not miss the TLB at
+ * nearly every access, and a big array costs a few page faults instead of
+ * thousands.  Call it before the memory is first written; it changes no
+ * byte, and does nothing for areas under BLOOM_HUGE_PAGES_MIN_BYTES or
+ * where there is no such thing.
+ */
+#define BLOOM_HUGE_PAGES_MIN_BYTES	((size_t) 4 << 20)
+extern void bloom_advise_huge_pages(void *area, size_t len);
 
 /* LevelDB's KeyMayMatch on any bytes, given the key's bloom_key_hash. */
 extern bool bloom_may_contain_hash(const uint8_t *filter, size_t len,

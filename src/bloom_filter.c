@@ -9,6 +9,12 @@
  */
 #include "bloom_core.h"
 
+#include <string.h>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 unsigned
 bloom_k_for_bits_per_key(int64_t bits_per_key)
 {
@@ -58,65 +64,248 @@ bloom_geometry_for(uint64_t nkeys, int64_t bits_per_key,
  * The probe sequence of LevelDB's double hashing [Kirsch, Mitzenmacher
  * 2006]: h, h + delta, h + 2 delta, ... in 32-bit arithmetic, each taken
  * modulo the bit count in 64 bits.  A filter of more than 2^32 bits is
- * therefore only ever touched in its first 2^32 bits, as in LevelDB.
+ * therefore only ever touched in its first 2^32 bits, as in LevelDB.  The
+ * modulo is bloom_prepared_bitpos (see bloom_core.h): no division per
+ * probe, and a position always fits in 32 bits.
  */
-static inline uint32_t
-probe_delta(uint32_t hash)
-{
-	return (hash >> 17) | (hash << 15);
-}
-
 void
 bloom_set_hash(uint8_t *bit_array, uint64_t nbits, unsigned k, uint32_t hash)
 {
-	uint32_t	delta = probe_delta(hash);
-	unsigned	j;
+	bloom_prepared p;
 
-	for (j = 0; j < k; j++)
+	bloom_prepare(&p, nbits, k);
+	bloom_prepared_set_hashes(&p, bit_array, &hash, 1);
+}
+
+/*
+ * Keys per batch of bloom_prepared_set_hashes: their probe positions are
+ * computed and their cache lines prefetched before any bit is set, so that
+ * the batch's cache misses overlap instead of each write waiting for its
+ * own.  64 keys of up to 30 probes take 7.5 kB of positions, well inside
+ * the L1 cache.
+ */
+#define SET_BATCH	64
+
+#if defined(__GNUC__) || defined(__clang__)
+#define prefetch_for_write(addr)	__builtin_prefetch((addr), 1, 3)
+#define unlikely_core(x)			__builtin_expect((x) != 0, 0)
+#else
+#define prefetch_for_write(addr)	((void) 0)
+#define unlikely_core(x)			(x)
+#endif
+
+void
+bloom_prepared_set_hashes(const bloom_prepared *p, uint8_t *bit_array,
+						  const uint32_t *hashes, size_t nhashes)
+{
+	uint32_t	pos[SET_BATCH * BLOOM_MAX_K];
+	unsigned	k = p->k;
+	size_t		i;
+
+	if (k > BLOOM_MAX_K)
 	{
-		uint64_t	bitpos = (uint64_t) hash % nbits;
+		/* no filter has this many probes; set them one by one */
+		for (i = 0; i < nhashes; i++)
+		{
+			uint32_t	h = hashes[i];
+			uint32_t	delta = bloom_probe_delta(h);
+			unsigned	t;
 
-		bit_array[bitpos / 8] |= (uint8_t) (1u << (bitpos % 8));
-		hash += delta;
+			for (t = 0; t < k; t++)
+			{
+				uint32_t	bitpos = bloom_prepared_bitpos(p, h);
+
+				bit_array[bitpos >> 3] |= (uint8_t) (1u << (bitpos & 7));
+				h += delta;
+			}
+		}
+		return;
 	}
+
+	for (i = 0; i < nhashes; i += SET_BATCH)
+	{
+		size_t		batch = nhashes - i < SET_BATCH ? nhashes - i : SET_BATCH;
+		size_t		npos = 0;
+		size_t		j;
+
+		for (j = 0; j < batch; j++)
+		{
+			uint32_t	h = hashes[i + j];
+			uint32_t	delta = bloom_probe_delta(h);
+			unsigned	t;
+
+			for (t = 0; t < k; t++)
+			{
+				uint32_t	bitpos = bloom_prepared_bitpos(p, h);
+
+				prefetch_for_write(bit_array + (bitpos >> 3));
+				pos[npos++] = bitpos;
+				h += delta;
+			}
+		}
+		for (j = 0; j < npos; j++)
+			bit_array[pos[j] >> 3] |= (uint8_t) (1u << (pos[j] & 7));
+	}
+}
+
+void
+bloom_advise_huge_pages(void *area, size_t len)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+	const uintptr_t huge = (uintptr_t) 2 << 20;
+	uintptr_t	start = ((uintptr_t) area + huge - 1) & ~(huge - 1);
+	uintptr_t	end = ((uintptr_t) area + len) & ~(huge - 1);
+
+	if (len >= BLOOM_HUGE_PAGES_MIN_BYTES && end > start)
+		(void) madvise((void *) start, end - start, MADV_HUGEPAGE);
+#else
+	(void) area;
+	(void) len;
+#endif
+}
+
+/*
+ * Buffered setting, for a bit array larger than the CPU caches.  Setting a
+ * key's k bits then costs k cache lines fetched from memory, and written
+ * back later, however they are prefetched: the memory, not the CPU, sets
+ * the pace.  Instead, the probe positions are first appended to one of up
+ * to SET_REGIONS_MAX buckets by region of the array (256 kB or more of
+ * bits), and a full bucket is set at once: its region's cache lines are
+ * fetched once and then take many bits each, so far fewer lines cross
+ * from memory.  The bits are the same: setting bits commutes.
+ */
+#define SET_REGIONS_MAX		64
+#define SET_REGION_SHIFT_MIN 21 /* 2^21 bits = 256 kB */
+#define SET_SCRATCH_MIN		((size_t) 1 << 20)	/* 4 MB of positions */
+#define SET_SCRATCH_MAX		((size_t) 1 << 24)	/* 64 MB */
+#define SET_BUFFERED_MIN_BITS (UINT64_C(1) << 25)	/* 4 MB arrays */
+#define SET_MIN_BUCKET		1024
+#define SET_PREFETCH_AHEAD	32
+
+size_t
+bloom_set_scratch_size(uint64_t nbits)
+{
+	uint64_t	words = nbits / 64;
+
+	/*
+	 * A position for every 64 bits: a bucket then holds about 8 positions
+	 * for every cache line of its region when it is set, whatever the size
+	 * of the array (half the array's size in scratch, within bounds).
+	 */
+	if (nbits < SET_BUFFERED_MIN_BITS)
+		return 0;
+	if (words < SET_SCRATCH_MIN)
+		return SET_SCRATCH_MIN;
+	if (words > SET_SCRATCH_MAX)
+		return SET_SCRATCH_MAX;
+	return (size_t) words;
+}
+
+/* 1 << i for i < 8: one load instead of a shift by a variable count */
+static const uint8_t bit_mask[8] = {1, 2, 4, 8, 16, 32, 64, 128};
+
+/* Set the bits at positions pos[0..n-1], fetching ahead. */
+static void
+set_positions(uint8_t *bit_array, const uint32_t *pos, size_t n)
+{
+	size_t		j = 0;
+
+	for (; j + SET_PREFETCH_AHEAD < n; j++)
+	{
+		prefetch_for_write(bit_array + (pos[j + SET_PREFETCH_AHEAD] >> 3));
+		bit_array[pos[j] >> 3] |= bit_mask[pos[j] & 7];
+	}
+	for (; j < n; j++)
+		bit_array[pos[j] >> 3] |= bit_mask[pos[j] & 7];
+}
+
+void
+bloom_prepared_set_hashes_buffered(const bloom_prepared *p, uint8_t *bit_array,
+								   const uint32_t *hashes, size_t nhashes,
+								   uint32_t *scratch, size_t scratch_size)
+{
+	uint32_t   *cursor[SET_REGIONS_MAX];
+	uint32_t   *limit[SET_REGIONS_MAX];
+	const uint64_t mod_m = p->mod_m;
+	const uint64_t mod_d = p->mod_d;
+	unsigned	shift = SET_REGION_SHIFT_MIN;
+	unsigned	k = p->k;
+	size_t		nregions,
+				cap,
+				i,
+				r;
+
+	/* positions are below mod_d: one bucket per region of that range */
+	while (((mod_d - 1) >> shift) + 1 > SET_REGIONS_MAX)
+		shift++;
+	nregions = (size_t) ((mod_d - 1) >> shift) + 1;
+	cap = scratch == NULL ? 0 : scratch_size / nregions;
+	if (nregions < 2 || cap < SET_MIN_BUCKET || k > BLOOM_MAX_K)
+	{
+		/* too small to gain from it, or too little scratch */
+		bloom_prepared_set_hashes(p, bit_array, hashes, nhashes);
+		return;
+	}
+
+	for (r = 0; r < nregions; r++)
+	{
+		cursor[r] = scratch + r * cap;
+		limit[r] = cursor[r] + cap;
+	}
+	for (i = 0; i < nhashes; i++)
+	{
+		uint32_t	h = hashes[i];
+		uint32_t	delta = bloom_probe_delta(h);
+		unsigned	t;
+
+		for (t = 0; t < k; t++)
+		{
+			uint32_t	bitpos = bloom_fastmod(h, mod_m, mod_d);
+			size_t		region = bitpos >> shift;
+			uint32_t   *c = cursor[region];
+
+			*c++ = bitpos;
+			if (unlikely_core(c == limit[region]))
+			{
+				c -= cap;
+				set_positions(bit_array, c, cap);
+			}
+			cursor[region] = c;
+			h += delta;
+		}
+	}
+	for (r = 0; r < nregions; r++)
+		set_positions(bit_array, scratch + r * cap,
+					  (size_t) (cursor[r] - (scratch + r * cap)));
+}
+
+void
+bloom_build_from_hashes_scratch(uint8_t *filter, const bloom_geometry *geometry,
+								const uint32_t *hashes, size_t nhashes,
+								uint32_t *scratch, size_t scratch_size)
+{
+	bloom_prepared p;
+
+	bloom_prepare(&p, geometry->bits, geometry->k);
+	bloom_prepared_set_hashes_buffered(&p, filter, hashes, nhashes,
+									   scratch, scratch_size);
+	filter[geometry->filter_bytes - 1] = (uint8_t) geometry->k;
 }
 
 void
 bloom_build_from_hashes(uint8_t *filter, const bloom_geometry *geometry,
 						const uint32_t *hashes, size_t nhashes)
 {
-	size_t		i;
-
-	for (i = 0; i < nhashes; i++)
-		bloom_set_hash(filter, geometry->bits, geometry->k, hashes[i]);
-	filter[geometry->filter_bytes - 1] = (uint8_t) geometry->k;
+	bloom_build_from_hashes_scratch(filter, geometry, hashes, nhashes, NULL, 0);
 }
 
 bool
 bloom_may_contain_hash(const uint8_t *filter, size_t len, uint32_t hash)
 {
-	uint64_t	nbits;
-	unsigned	k;
-	uint32_t	delta;
-	unsigned	j;
+	bloom_prepared p;
 
-	if (len < 2)
-		return false;
-	k = filter[len - 1];
-	if (k > BLOOM_MAX_K)
-		return true;			/* reserved for other encodings: a match */
-
-	nbits = (uint64_t) (len - 1) * 8;
-	delta = probe_delta(hash);
-	for (j = 0; j < k; j++)
-	{
-		uint64_t	bitpos = (uint64_t) hash % nbits;
-
-		if ((filter[bitpos / 8] & (1u << (bitpos % 8))) == 0)
-			return false;
-		hash += delta;
-	}
-	return true;
+	bloom_prepare_probe(&p, filter, len);
+	return bloom_prepared_may_contain(&p, filter, hash);
 }
 
 bloom_status
