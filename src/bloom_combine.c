@@ -67,34 +67,34 @@ bloom_add(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(result);
 }
 
-/* a | b */
-Datum
-bloom_union(PG_FUNCTION_ARGS)
+typedef void (*bits_op) (uint8_t *dst, const uint8_t *src, size_t len);
+
+/* A new filter: a copy of argument 0 combined with argument 1 by op. */
+static bytea *
+combine_args(FunctionCallInfo fcinfo, bits_op op, const char *funcname)
 {
 	bytea	   *a = bloom_filter_arg_cached(fcinfo, 0);
 	bytea	   *b = bloom_filter_arg_cached(fcinfo, 1);
 	bytea	   *result;
 
-	check_same_geometry(a, b, "bloom_union");
+	check_same_geometry(a, b, funcname);
 	result = copy_filter(a);
-	bloom_union_into((uint8 *) VARDATA(result), BloomFilterBytes(b),
-					 BloomFilterLength(b));
-	PG_RETURN_BYTEA_P(result);
+	op((uint8 *) VARDATA(result), BloomFilterBytes(b), BloomFilterLength(b));
+	return result;
+}
+
+/* a | b */
+Datum
+bloom_union(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BYTEA_P(combine_args(fcinfo, bloom_union_into, "bloom_union"));
 }
 
 /* a & b */
 Datum
 bloom_intersect(PG_FUNCTION_ARGS)
 {
-	bytea	   *a = bloom_filter_arg_cached(fcinfo, 0);
-	bytea	   *b = bloom_filter_arg_cached(fcinfo, 1);
-	bytea	   *result;
-
-	check_same_geometry(a, b, "bloom_intersect");
-	result = copy_filter(a);
-	bloom_intersect_into((uint8 *) VARDATA(result), BloomFilterBytes(b),
-						 BloomFilterLength(b));
-	PG_RETURN_BYTEA_P(result);
+	PG_RETURN_BYTEA_P(combine_args(fcinfo, bloom_intersect_into, "bloom_intersect"));
 }
 
 /*
