@@ -64,58 +64,48 @@ BITS=10
 BUILD=1
 opt_keys='' opt_reps='' opt_groups='' quick=''
 
-need_int() {
-	case $2 in
-	'' | *[!0-9]*)
-		printf 'agg_bench.sh: %s needs a positive integer, not "%s"\n' "$1" "$2" >&2
-		exit 2
-		;;
-	esac
-	if [ "$2" -lt "${3:-1}" ]; then
-		printf 'agg_bench.sh: %s must be at least %s\n' "$1" "${3:-1}" >&2
-		exit 2
-	fi
-}
+# shellcheck source=bench/lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--keys)
-		need_int --keys "${2:-}" 1
+		bench_need_int --keys "${2:-}" 1
 		opt_keys=$2
 		shift 2
 		;;
 	--keys=*)
-		need_int --keys "${1#*=}" 1
+		bench_need_int --keys "${1#*=}" 1
 		opt_keys=${1#*=}
 		shift
 		;;
 	--reps)
-		need_int --reps "${2:-}" 1
+		bench_need_int --reps "${2:-}" 1
 		opt_reps=$2
 		shift 2
 		;;
 	--reps=*)
-		need_int --reps "${1#*=}" 1
+		bench_need_int --reps "${1#*=}" 1
 		opt_reps=${1#*=}
 		shift
 		;;
 	--groups)
-		need_int --groups "${2:-}" 1
+		bench_need_int --groups "${2:-}" 1
 		opt_groups=$2
 		shift 2
 		;;
 	--groups=*)
-		need_int --groups "${1#*=}" 1
+		bench_need_int --groups "${1#*=}" 1
 		opt_groups=${1#*=}
 		shift
 		;;
 	--hash-budget)
-		need_int --hash-budget "${2:-}" 1
+		bench_need_int --hash-budget "${2:-}" 1
 		HASH_BUDGET=$2
 		shift 2
 		;;
 	--hash-budget=*)
-		need_int --hash-budget "${1#*=}" 1
+		bench_need_int --hash-budget "${1#*=}" 1
 		HASH_BUDGET=${1#*=}
 		shift
 		;;
@@ -223,13 +213,7 @@ psql_c "ALTER SYSTEM SET wal_level = minimal" >/dev/null
 psql_c "ALTER SYSTEM SET max_wal_senders = 0" >/dev/null
 psql_c "ALTER SYSTEM SET max_wal_size = '8GB'" >/dev/null
 psql_c "ALTER SYSTEM SET checkpoint_timeout = '1h'" >/dev/null
-# scripts/lib.sh has no restart; this uses its cluster variables, as its
-# own bf_cluster_stop does.
-if ! bf__as_owner "$BINDIR/pg_ctl" -D "$BF_PGDATA" -l "$BF_PGLOG" -w -t 120 restart >/dev/null; then
-	bf_err "restart failed; last lines of $BF_PGLOG:"
-	tail -n 40 "$BF_PGLOG" >&2 || true
-	exit 1
-fi
+bf_cluster_restart || exit 1
 
 # ---- machine ----------------------------------------------------------------
 

@@ -58,23 +58,13 @@ TARGET=1.2
 BUILD=1
 opt_keys='' opt_fkeys='' opt_reps='' quick=''
 
-need_int() {
-	case $2 in
-	'' | *[!0-9]*)
-		printf 'probe_bench.sh: %s needs a positive integer, not "%s"\n' "$1" "$2" >&2
-		exit 2
-		;;
-	esac
-	if [ "$2" -lt 1 ]; then
-		printf 'probe_bench.sh: %s must be at least 1\n' "$1" >&2
-		exit 2
-	fi
-}
+# shellcheck source=bench/lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--keys | --filter-keys | --reps)
-		need_int "$1" "${2:-}"
+		bench_need_int "$1" "${2:-}"
 		case $1 in
 		--keys) opt_keys=$2 ;;
 		--filter-keys) opt_fkeys=$2 ;;
@@ -83,7 +73,7 @@ while [ $# -gt 0 ]; do
 		shift 2
 		;;
 	--keys=* | --filter-keys=* | --reps=*)
-		need_int "${1%%=*}" "${1#*=}"
+		bench_need_int "${1%%=*}" "${1#*=}"
 		case $1 in
 		--keys=*) opt_keys=${1#*=} ;;
 		--filter-keys=*) opt_fkeys=${1#*=} ;;
@@ -174,13 +164,7 @@ psql_c "ALTER SYSTEM SET max_parallel_workers_per_gather = 0" >/dev/null
 psql_c "ALTER SYSTEM SET autovacuum = off" >/dev/null
 psql_c "ALTER SYSTEM SET max_wal_size = '8GB'" >/dev/null
 psql_c "ALTER SYSTEM SET checkpoint_timeout = '1h'" >/dev/null
-# scripts/lib.sh has no restart; this uses its cluster variables, as its
-# own bf_cluster_stop does.
-if ! bf__as_owner "$BINDIR/pg_ctl" -D "$BF_PGDATA" -l "$BF_PGLOG" -w -t 120 restart >/dev/null; then
-	bf_err "restart failed; last lines of $BF_PGLOG:"
-	tail -n 40 "$BF_PGLOG" >&2 || true
-	exit 1
-fi
+bf_cluster_restart || exit 1
 
 # ---- machine ----------------------------------------------------------------
 

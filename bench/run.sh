@@ -66,28 +66,18 @@ DO_SQL=1
 quick=''
 opt_keys='' opt_reps='' opt_core=''
 
-need_int() {
-	case $2 in
-	'' | *[!0-9]*)
-		printf 'run.sh: %s needs a positive integer, not "%s"\n' "$1" "$2" >&2
-		exit 2
-		;;
-	esac
-	if [ "$2" -lt "$3" ]; then
-		printf 'run.sh: %s must be at least %s\n' "$1" "$3" >&2
-		exit 2
-	fi
-}
+# shellcheck source=bench/lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
 while [ $# -gt 0 ]; do
 	case $1 in
 	--keys)
-		need_int --keys "${2:-}" 1000
+		bench_need_int --keys "${2:-}" 1000
 		opt_keys=$2
 		shift 2
 		;;
 	--reps)
-		need_int --reps "${2:-}" 1
+		bench_need_int --reps "${2:-}" 1
 		opt_reps=$2
 		shift 2
 		;;
@@ -139,8 +129,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 REPO=$PWD
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
-# shellcheck source=bench/lib/common.sh
-. bench/lib/common.sh
 
 OUT_DIR=$REPO/bench/out
 STAMP=$(date -u +%Y%m%d-%H%M%S)
@@ -293,13 +281,7 @@ if [ -n "$DO_SQL" ]; then
 		"max_wal_senders = 0" "max_wal_size = '8GB'" "checkpoint_timeout = '1h'"; do
 		psql_c "ALTER SYSTEM SET $setting" >/dev/null
 	done
-	# scripts/lib.sh has no restart; this uses its cluster variables, as its
-	# own bf_cluster_stop does.
-	if ! bf__as_owner "$BINDIR/pg_ctl" -D "$BF_PGDATA" -l "$BF_PGLOG" -w -t 120 restart >/dev/null; then
-		bf_err "restart failed; last lines of $BF_PGLOG:"
-		tail -n 40 "$BF_PGLOG" >&2 || true
-		exit 1
-	fi
+	bf_cluster_restart || exit 1
 
 	bf_log "data: bench_keys ($KEYS rows), bench_keyset ($((2 * HALF)) keys, $HALF absent), an index, stored filters"
 	t0=$(date +%s)

@@ -9,6 +9,7 @@
 #   bf_make_install              make install (through sudo when not root)
 #   bf_cluster_start             initdb + start a throw-away cluster, export PG*
 #   bf_cluster_stop              stop it (also done by the exit trap)
+#   bf_cluster_restart           restart it, e.g. after ALTER SYSTEM
 #   bf_mktemp_dir                a temp dir removed by the exit trap
 #
 # Everything is safe under `set -euo pipefail`.  Functions report problems
@@ -297,6 +298,20 @@ EOF
 }
 
 # Stop the cluster this shell started (by its data directory); idempotent.
+bf_cluster_restart() {
+	local bindir
+	[ -n "$BF_PGDATA" ] || {
+		bf_err "bf_cluster_restart: no cluster started"
+		return 1
+	}
+	bindir=$(bf_pg_bindir) || return 1
+	if ! bf__as_owner "$bindir/pg_ctl" -D "$BF_PGDATA" -l "$BF_PGLOG" -w -t 120 restart >/dev/null; then
+		bf_err "restart failed; last lines of $BF_PGLOG:"
+		tail -n 40 "$BF_PGLOG" >&2 || true
+		return 1
+	fi
+}
+
 bf_cluster_stop() {
 	[ -n "$BF_PGDATA" ] || return 0
 	local bindir data=$BF_PGDATA

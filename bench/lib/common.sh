@@ -12,6 +12,7 @@
 #   bench_cpu_share A B      from two bench_cpu_ticks readings: "busy% steal%"
 #   bench_stats              stdin "key|value" lines -> "key|median|min|max|n"
 #   bench_ratio A B          A / B with 2 decimals
+#   bench_need_int OPT V [MIN]  exit 2 unless V is an integer >= MIN (default 1)
 #
 # Every figure these functions print comes from the machine at the time
 # they run; nothing is hard-coded.
@@ -75,4 +76,18 @@ bench_stats() {
 
 bench_ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN {if (b == 0) print "?"; else printf "%.2f", a / b}'
+}
+
+bench_need_int() {
+	local min=${3:-1}
+	case $2 in
+	'' | *[!0-9]*)
+		printf '%s: %s needs a positive integer, not "%s"\n' "${0##*/}" "$1" "$2" >&2
+		exit 2
+		;;
+	esac
+	if [ "$2" -lt "$min" ]; then
+		printf '%s: %s must be at least %s\n' "${0##*/}" "$1" "$min" >&2
+		exit 2
+	fi
 }
