@@ -18,13 +18,11 @@ ALLOWED_MS=1500         # delay allowed between the cancel and the error
 PREMISE_MS=$((3 * ALLOWED_MS))
 
 db="bloom_cancel_$$"
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok   $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+# shellcheck source=test/lib/checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/checks.sh"
 finish() {
 	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
-	echo "cancel: $passed passed, $failed failed"
+	check_summary cancel || true
 }
 trap finish EXIT
 

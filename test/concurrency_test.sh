@@ -62,19 +62,10 @@ for v in "$DURATION" "$CLIENTS"; do
 	esac
 done
 
-passed=0
-failed=0
-pass() {
-	passed=$((passed + 1))
-	echo "ok   $*"
-}
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL $*"
-}
+# shellcheck source=test/lib/checks.sh
+. test/lib/checks.sh
 finish() {
-	echo "concurrency: $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
+	check_summary concurrency
 }
 
 WORK=

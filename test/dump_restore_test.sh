@@ -23,17 +23,15 @@ plain="bloom_dump_plain_$$"
 custom="bloom_dump_custom_$$"
 work=$(mktemp -d "${TMPDIR:-/tmp}/bloom-dump.XXXXXX")
 
-passed=0
-failed=0
-pass() { passed=$((passed + 1)); echo "ok   $*"; }
-fail() { failed=$((failed + 1)); echo "FAIL $*"; }
+# shellcheck source=test/lib/checks.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/checks.sh"
 finish() {
 	local db
 	for db in "$src" "$plain" "$custom"; do
 		"$PSQL" -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
 	done
 	rm -rf -- "$work"
-	echo "dump-restore: $passed passed, $failed failed"
+	check_summary dump-restore || true
 }
 trap finish EXIT
 

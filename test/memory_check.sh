@@ -63,19 +63,10 @@ esac
 	exit 2
 }
 
-passed=0
-failed=0
-pass() {
-	passed=$((passed + 1))
-	echo "ok   $*"
-}
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL $*"
-}
+# shellcheck source=test/lib/checks.sh
+. test/lib/checks.sh
 finish() {
-	echo "memory: $passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
+	check_summary memory
 }
 
 WORK=
