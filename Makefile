@@ -26,6 +26,9 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS tracks no header dependencies (autodepend is off in Debian's build).
+$(OBJS): $(wildcard src/*.h)
+
 # ---- server-free tests of the core -------------------------------------
 
 CORE_SRCS = $(CORE_OBJS:.o=.c)

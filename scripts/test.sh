@@ -162,6 +162,13 @@ if ! bf_make_install >"$LOGDIR/install.log" 2>&1; then
 fi
 tail -n 3 "$LOGDIR/install.log"
 
+# ---- 3b. the module exports only its SQL-callable functions -----------------
+
+stage "exported symbols (test/exports_test.sh)"
+rc=0
+run_logged "$LOGDIR/exports.log" test/exports_test.sh || rc=$?
+record_counted "exports" exports "$rc" "$LOGDIR/exports.log"
+
 # ---- 4. unit tests ---------------------------------------------------------
 
 stage "unit tests (make unittest)"

@@ -19,6 +19,10 @@
 
 #include "utils/expandeddatum.h"
 
+#include "bloom_core.h"
+
+BLOOM_BEGIN_PRIVATE
+
 typedef struct BloomAggState
 {
 	ExpandedObjectHeader hdr;
@@ -77,5 +81,7 @@ bloom_agg_state_append(BloomAggState *state, uint32 hash)
 /* Append every hash of another state (which must not be state itself). */
 extern void bloom_agg_state_append_all(BloomAggState *state,
 									   const BloomAggStateView *other);
+
+BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_AGG_STATE_H */

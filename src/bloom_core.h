@@ -17,6 +17,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * Our C symbols are private to the module (or program) that links them.
+ * PostgreSQL loads modules with RTLD_GLOBAL, so an exported bloom_* name
+ * could bind to another module's function of the same name; a hidden one
+ * cannot, and calls into it need no PLT jump.  Only the SQL-callable
+ * functions, declared by PG_FUNCTION_INFO_V1, stay exported.  Put these
+ * around declarations only, after every #include.
+ */
+#if defined(__GNUC__)
+#define BLOOM_BEGIN_PRIVATE	_Pragma("GCC visibility push(hidden)")
+#define BLOOM_END_PRIVATE	_Pragma("GCC visibility pop")
+#else
+#define BLOOM_BEGIN_PRIVATE
+#define BLOOM_END_PRIVATE
+#endif
+
+BLOOM_BEGIN_PRIVATE
+
 /* Seed LevelDB's BloomHash passes to Hash(). */
 #define BLOOM_HASH_SEED		UINT32_C(0xbc9f1d34)
 
@@ -314,5 +332,7 @@ extern bloom_status bloom_hex_check(const char *text, size_t textlen,
 
 /* Decode text that bloom_hex_check accepted into out. */
 extern void bloom_hex_decode(const char *text, size_t textlen, uint8_t *out);
+
+BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_CORE_H */

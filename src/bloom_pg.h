@@ -12,6 +12,8 @@
 
 #include "bloom_core.h"
 
+BLOOM_BEGIN_PRIVATE
+
 /*
  * A bloomfilter datum is a plain varlena whose payload is exactly the
  * LevelDB filter bytes, so it is read in place, short header or not.
@@ -54,5 +56,7 @@ extern void bloom_report_invalid(bloom_status status, int sqlstate,
 
 /* ERROR unless bits_per_key is one LevelDB accepts (>= 0). */
 extern void bloom_check_bits_per_key(int64 bits_per_key);
+
+BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_PG_H */

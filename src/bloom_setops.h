@@ -14,6 +14,8 @@
 
 #include "bloom_core.h"
 
+BLOOM_BEGIN_PRIVATE
+
 /* Same length and the same final byte (k): the bits line up. */
 static inline bool
 bloom_same_geometry(const uint8_t *a, size_t alen,
@@ -29,5 +31,7 @@ bloom_same_geometry(const uint8_t *a, size_t alen,
  */
 extern void bloom_union_into(uint8_t *dst, const uint8_t *src, size_t len);
 extern void bloom_intersect_into(uint8_t *dst, const uint8_t *src, size_t len);
+
+BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_SETOPS_H */

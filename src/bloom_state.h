@@ -24,6 +24,8 @@
 
 #include "bloom_core.h"
 
+BLOOM_BEGIN_PRIVATE
+
 #define BLOOM_STATE_VERSION			1
 #define BLOOM_STATE_HEADER_BYTES	16
 
@@ -57,5 +59,7 @@ bloom_state_hash_at(const uint8_t *hashes, uint64_t i)
 	return (uint32_t) p[0] | ((uint32_t) p[1] << 8) |
 		((uint32_t) p[2] << 16) | ((uint32_t) p[3] << 24);
 }
+
+BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_STATE_H */

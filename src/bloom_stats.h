@@ -12,6 +12,8 @@
 
 #include "bloom_core.h"
 
+BLOOM_BEGIN_PRIVATE
+
 /*
  * The bits a probe can reach: LevelDB takes a 32-bit sum modulo the bit
  * count, so a larger filter is only ever set or read in its first 2^32
@@ -66,5 +68,7 @@ extern double bloom_expected_fpr(int64_t bits_per_key);
  * INT32_MAX bits a key are not enough (targets below about 1e-235).
  */
 extern int64_t bloom_bits_per_key_for_fpr(double target);
+
+BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_STATS_H */
