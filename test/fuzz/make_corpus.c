@@ -5,7 +5,8 @@
  *
  *		make_corpus VECTOR_DIR OUT_DIR
  *
- * Writes OUT_DIR/probe, OUT_DIR/hex, OUT_DIR/state and OUT_DIR/build, one
+ * Writes OUT_DIR/probe, OUT_DIR/hex, OUT_DIR/state, OUT_DIR/build and
+ * OUT_DIR/stats, one
  * file per seed input, in the input layout of each target (see the
  * comments of fuzz_*.c).  test/fuzz/run.sh runs it into a temporary
  * directory on every run, so no binary corpus is kept in the repository.
@@ -29,12 +30,14 @@
 #define MAX_STATE_HASHES	2048
 
 static const char *out_dir;
-static unsigned long nseeds[4];
-static const char *const target_names[4] = {"probe", "hex", "state", "build"};
-
 enum
 {
-	T_PROBE, T_HEX, T_STATE, T_BUILD
+	T_PROBE, T_HEX, T_STATE, T_BUILD, T_STATS, N_TARGETS
+};
+
+static unsigned long nseeds[N_TARGETS];
+static const char *const target_names[N_TARGETS] = {
+	"probe", "hex", "state", "build", "stats"
 };
 
 typedef struct buf
@@ -106,6 +109,24 @@ probe_seed(const char *id, const vec_bytes *filter, const vec_bytes *key)
 	free(b.data);
 }
 
+/* A LevelDB filter, a key, and the filter again as the source of b. */
+static void
+stats_seed(const char *id, const vec_bytes *filter, const vec_bytes *key)
+{
+	buf			b = {0};
+	size_t		keylen = key->len < 255 ? key->len : 255;
+
+	if (filter->len > 0xffff)
+		return;
+	put_le(&b, filter->len, 2);
+	put_le(&b, keylen, 1);
+	put(&b, filter->data, filter->len);
+	put(&b, key->data, keylen);
+	put(&b, filter->data, filter->len);
+	write_seed(T_STATS, id, &b);
+	free(b.data);
+}
+
 static void
 hex_seed(const char *id, const vec_bytes *filter, bool upper)
 {
@@ -173,6 +194,8 @@ one_case(const vec_case *c)
 		for (int i = 0; i < 3; i++)
 			if (picks[i] < c->nprobes && (i == 0 || picks[i] != picks[i - 1]))
 				probe_seed(c->id, &c->filter, &c->probes[picks[i]].key);
+		if (c->nprobes > 0)
+			stats_seed(c->id, &c->filter, &c->probes[0].key);
 		if (c->nprobes == 0)
 		{
 			vec_bytes	empty = {(uint8_t *) "", 0};
@@ -220,7 +243,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	out_dir = argv[2];
-	for (int t = 0; t < 4; t++)
+	for (int t = 0; t < N_TARGETS; t++)
 	{
 		char	   *path;
 
@@ -247,7 +270,7 @@ main(int argc, char **argv)
 	bad_hex_seeds();
 	vec_set_free(&set);
 
-	for (int t = 0; t < 4; t++)
+	for (int t = 0; t < N_TARGETS; t++)
 		printf("seeds %s: %lu\n", target_names[t], nseeds[t]);
 	return 0;
 }

@@ -8,7 +8,7 @@
 #   test/fuzz/run.sh --runs 5000000   a longer run
 #   test/fuzz/run.sh --time 600       each target for 600 s instead
 #   test/fuzz/run.sh --seed 1234      replay a run's random choices
-#   test/fuzz/run.sh --only probe     one target (probe, hex, state, build)
+#   test/fuzz/run.sh --only probe     one target (probe, hex, state, build, stats)
 #
 # Targets (test/fuzz/fuzz_*.c; each compares the core with a plain
 # reference written in the target, see fuzz_common.h):
@@ -16,6 +16,7 @@
 #   hex    the \x text form: check, decode, encode, round trips
 #   state  the serialized aggregate state: check, read every hash, rewrite
 #   build  geometry over the 64-bit range, build from hashes, every key probes
+#   stats  bit counts, estimates and sizing; union and intersection
 #
 # The seed corpus is made from test/data/vectors by make_corpus into a
 # temporary directory on every run; nothing binary is kept in the
@@ -38,10 +39,10 @@ RUNS=20000
 TIME=
 SEED=${BLOOM_FUZZ_SEED:-}
 ONLY=
-TARGETS=(probe hex state build)
+TARGETS=(probe hex state build stats)
 
 usage() {
-	sed -n '3,30p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+	sed -n '3,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 }
 
 while [ $# -gt 0 ]; do
@@ -109,8 +110,10 @@ mkdir -p "$BUILD" "$ARTIFACTS"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-fuzz.XXXXXX")
 trap 'rm -rf -- "$WORK"; rmdir "$ARTIFACTS" 2>/dev/null || true' EXIT
 
-CORE_SRCS=(src/bloom_hash.c src/bloom_filter.c src/bloom_hex.c src/bloom_state.c)
-CORE_DEPS=("${CORE_SRCS[@]}" src/bloom_core.h src/bloom_state.h)
+CORE_SRCS=(src/bloom_hash.c src/bloom_filter.c src/bloom_hex.c src/bloom_state.c
+	src/bloom_stats.c src/bloom_setops.c)
+CORE_DEPS=("${CORE_SRCS[@]}" src/bloom_core.h src/bloom_state.h src/bloom_stats.h
+	src/bloom_setops.h)
 CFLAGS=(-std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc)
 
@@ -135,7 +138,7 @@ corpus_tool=$BUILD/make_corpus
 corpus_deps=(test/fuzz/make_corpus.c test/unit/vectors.c test/unit/vectors.h "${CORE_DEPS[@]}")
 if needs_build "$corpus_tool" "${corpus_deps[@]}"; then
 	"$FUZZ_CC" -std=gnu11 -O1 -g -Wall -Wextra -Werror -Isrc -Itest/unit \
-		-o "$corpus_tool" test/fuzz/make_corpus.c test/unit/vectors.c "${CORE_SRCS[@]}"
+		-o "$corpus_tool" test/fuzz/make_corpus.c test/unit/vectors.c "${CORE_SRCS[@]}" -lm
 fi
 mkdir -p "$WORK/seeds"
 "$corpus_tool" test/data/vectors "$WORK/seeds" >"$WORK/seeds.log" 2>&1 || {
@@ -157,7 +160,7 @@ for t in "${TARGETS[@]}"; do
 	bin=$BUILD/fuzz_$t
 	log=$WORK/$t.log
 	if needs_build "$bin" "test/fuzz/fuzz_$t.c" test/fuzz/fuzz_common.h "${CORE_DEPS[@]}"; then
-		if ! "$FUZZ_CC" "${CFLAGS[@]}" -o "$bin" "test/fuzz/fuzz_$t.c" "${CORE_SRCS[@]}" >"$log" 2>&1; then
+		if ! "$FUZZ_CC" "${CFLAGS[@]}" -o "$bin" "test/fuzz/fuzz_$t.c" "${CORE_SRCS[@]}" -lm >"$log" 2>&1; then
 			cat "$log"
 			echo "FAIL $t: does not build"
 			failed=$((failed + 1))
