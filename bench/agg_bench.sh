@@ -67,47 +67,20 @@ opt_keys='' opt_reps='' opt_groups='' quick=''
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
+# --keys=N is --keys N, and so on
+bench_split_opts '--keys --reps --groups --hash-budget' "$@"
+set -- "${BENCH_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
-	--keys)
-		bench_need_int --keys "${2:-}" 1
-		opt_keys=$2
+	--keys | --reps | --groups | --hash-budget)
+		bench_need_int "$1" "${2:-}"
+		case $1 in
+		--keys) opt_keys=$2 ;;
+		--reps) opt_reps=$2 ;;
+		--groups) opt_groups=$2 ;;
+		--hash-budget) HASH_BUDGET=$2 ;;
+		esac
 		shift 2
-		;;
-	--keys=*)
-		bench_need_int --keys "${1#*=}" 1
-		opt_keys=${1#*=}
-		shift
-		;;
-	--reps)
-		bench_need_int --reps "${2:-}" 1
-		opt_reps=$2
-		shift 2
-		;;
-	--reps=*)
-		bench_need_int --reps "${1#*=}" 1
-		opt_reps=${1#*=}
-		shift
-		;;
-	--groups)
-		bench_need_int --groups "${2:-}" 1
-		opt_groups=$2
-		shift 2
-		;;
-	--groups=*)
-		bench_need_int --groups "${1#*=}" 1
-		opt_groups=${1#*=}
-		shift
-		;;
-	--hash-budget)
-		bench_need_int --hash-budget "${2:-}" 1
-		HASH_BUDGET=$2
-		shift 2
-		;;
-	--hash-budget=*)
-		bench_need_int --hash-budget "${1#*=}" 1
-		HASH_BUDGET=${1#*=}
-		shift
 		;;
 	--quick)
 		quick=1
@@ -191,7 +164,7 @@ psql_c() {
 # a row; room to spare), at least 1 GB.
 est_mb=$(((KEYS + GROUP_ROWS) * 100 / 1048576 + 256))
 SB_MB=$((est_mb > 1024 ? est_mb : 1024))
-mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
+mem_kb=$(bench_mem_kb)
 if [ "$((SB_MB * 1024))" -gt "$((mem_kb * 6 / 10))" ]; then
 	bf_warn "shared_buffers = ${SB_MB}MB is over 60% of this machine's RAM; results may include swapping or reads"
 fi
@@ -217,26 +190,15 @@ bf_cluster_restart || exit 1
 
 # ---- machine ----------------------------------------------------------------
 
-cpu_model=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
-[ -n "$cpu_model" ] || cpu_model=$(awk -F': *' '/^(Hardware|cpu model|Processor)/ {print $2; exit}' /proc/cpuinfo)
-cpus_online=$(nproc)
-cores_phys=$(awk -F': *' '/^physical id/ {p=$2} /^core id/ {c[p "-" $2]=1} END {n=0; for (k in c) n++; print n}' /proc/cpuinfo)
-mem_gib=$(awk '/^MemTotal:/ {printf "%.1f", $2 / 1048576}' /proc/meminfo)
 pg_version=$(psql_c "SELECT version()")
-git_rev=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
-	git_rev="$git_rev + uncommitted changes"
-fi
+git_rev=$(bench_git_rev "$REPO")
 run_date=$(date -u '+%Y-%m-%d %H:%M UTC')
 
 cat <<EOF
 
 == Machine
 date:        $run_date
-CPU:         ${cpu_model:-unknown}
-cores:       $cpus_online online (${cores_phys:-?} physical)
-RAM:         $mem_gib GiB
-kernel:      $(uname -sr)
+$(bench_machine)
 PostgreSQL:  $pg_version
 extension:   bloomfilter at commit $git_rev
 settings:    shared_buffers=$(psql_c "SHOW shared_buffers") work_mem=$(psql_c "SHOW work_mem") jit=$(psql_c "SHOW jit") huge_pages=$(psql_c "SHOW huge_pages") max_worker_processes=$(psql_c "SHOW max_worker_processes") max_parallel_workers=$(psql_c "SHOW max_parallel_workers")
@@ -758,7 +720,7 @@ SUMMARY=$OUT_DIR/agg_bench-$STAMP.md
 {
 	echo "### bloom_agg benchmark"
 	echo
-	echo "$run_date; $cpu_model, $cpus_online cores, $mem_gib GiB RAM; PostgreSQL $(psql_c "SHOW server_version"); commit $git_rev."
+	echo "$run_date; $(bench_cpu_model), $(nproc) cores, $(bench_ram) RAM; PostgreSQL $(psql_c "SHOW server_version"); commit $git_rev."
 	echo "$KEYS keys \`md5(i::text)\` (32 characters), bits_per_key $BITS, table in shared buffers, jit off."
 	printf 'Times: psql \\timing in ms, median (min–max) of %s runs after a warm-up.\n' "$REPS"
 	echo "\"bloom_agg without final\" is an aggregate of bloom_agg's transition and combine functions alone."

@@ -61,6 +61,9 @@ opt_keys='' opt_fkeys='' opt_reps='' quick=''
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
+# --keys=N is --keys N, and so on
+bench_split_opts '--keys --filter-keys --reps' "$@"
+set -- "${BENCH_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--keys | --filter-keys | --reps)
@@ -71,15 +74,6 @@ while [ $# -gt 0 ]; do
 		--reps) opt_reps=$2 ;;
 		esac
 		shift 2
-		;;
-	--keys=* | --filter-keys=* | --reps=*)
-		bench_need_int "${1%%=*}" "${1#*=}"
-		case $1 in
-		--keys=*) opt_keys=${1#*=} ;;
-		--filter-keys=*) opt_fkeys=${1#*=} ;;
-		--reps=*) opt_reps=${1#*=} ;;
-		esac
-		shift
 		;;
 	--quick)
 		quick=1
@@ -151,7 +145,7 @@ bf_cluster_start
 # to spare, at least 512 MB.
 est_mb=$((KEYS * 80 / 1048576 + 128))
 SB_MB=$((est_mb > 512 ? est_mb : 512))
-mem_kb=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo)
+mem_kb=$(bench_mem_kb)
 if [ "$((SB_MB * 1024))" -gt "$((mem_kb * 6 / 10))" ]; then
 	bf_warn "shared_buffers = ${SB_MB}MB is over 60% of this machine's RAM; timings may include reads"
 fi
@@ -168,27 +162,14 @@ bf_cluster_restart || exit 1
 
 # ---- machine ----------------------------------------------------------------
 
-cpu_model=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo)
-cpus_online=$(nproc)
-mem_gib=$(awk '/^MemTotal:/ {printf "%.1f", $2 / 1048576}' /proc/meminfo)
-git_rev=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
-	git_rev="$git_rev + uncommitted changes"
-fi
-load=$(cut -d' ' -f1-3 /proc/loadavg)
-
 REPORT=$WORK/report.txt
 {
 	echo
 	echo "== Machine"
 	echo "date:        $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "CPU:         ${cpu_model:-unknown}"
-	echo "cores:       $cpus_online online"
-	echo "RAM:         $mem_gib GiB"
-	echo "kernel:      $(uname -sr)"
-	echo "load:        $load (1, 5, 15 min) before the run"
+	bench_machine
 	echo "PostgreSQL:  $(psql_c "SELECT version()")"
-	echo "extension:   bloomfilter at commit $git_rev"
+	echo "extension:   bloomfilter at commit $(bench_git_rev "$REPO")"
 	echo "settings:    shared_buffers=$(psql_c "SHOW shared_buffers") jit=$(psql_c "SHOW jit") max_parallel_workers_per_gather=$(psql_c "SHOW max_parallel_workers_per_gather")"
 	echo "run:         --keys $KEYS --filter-keys $FILTER_KEYS --reps $REPS, bits_per_key $BITS"
 	echo
@@ -325,7 +306,7 @@ members=$(answer a)
 	# (a) pays for building the filter, (b) for reading it from the table
 	echo "without the build in (a):  (b1) / ((a) - build) = $(ratio "${MED[b1]}" "$(awk -v a="${MED[a]}" -v b="${MED[build]}" 'BEGIN { print a - b }')")," \
 		"(b2) / ((a) - build) = $(ratio "${MED[b2]}" "$(awk -v a="${MED[a]}" -v b="${MED[build]}" 'BEGIN { print a - b }')")"
-	echo "load after the run: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "load after the run: $(bench_load)"
 } | tee -a "$REPORT"
 
 mkdir -p "$OUT_DIR"

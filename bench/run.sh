@@ -181,10 +181,7 @@ if [ -n "$DO_SQL" ] && [ -n "$BUILD" ]; then
 	fi
 fi
 
-git_rev=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git -C "$REPO" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
-	git_rev="$git_rev + uncommitted changes"
-fi
+git_rev=$(bench_git_rev "$REPO")
 run_date=$(date -u '+%Y-%m-%d %H:%M UTC')
 
 REPORT=$WORK/report.md

@@ -6,39 +6,69 @@
 #   bench_machine            describe the machine (CPU, cores, RAM, kernel,
 #                            transparent huge pages, load), one "key: value"
 #                            line each
+#   bench_cpu_model          the CPU's model name (else the architecture)
+#   bench_mem_kb             the RAM in kB (MemTotal)
+#   bench_ram                the RAM as "N.N GiB"
 #   bench_load               the load averages, "1 5 15" minutes
+#   bench_git_rev REPO       REPO's short commit, "+ uncommitted changes"
+#                            when tracked files differ from it
 #   bench_cpu_ticks          "busy steal total" CPU ticks of the whole machine
 #                            so far (from /proc/stat), for bench_cpu_share
 #   bench_cpu_share A B      from two bench_cpu_ticks readings: "busy% steal%"
 #   bench_stats              stdin "key|value" lines -> "key|median|min|max|n"
 #   bench_ratio A B          A / B with 2 decimals
 #   bench_need_int OPT V [MIN]  exit 2 unless V is an integer >= MIN (default 1)
+#   bench_split_opts 'OPT...' ARG...  ARG... in BENCH_ARGS, each "OPT=V" of
+#                            the options named split into "OPT" "V"; then
+#                            set -- "${BENCH_ARGS[@]}"
 #
 # Every figure these functions print comes from the machine at the time
 # they run; nothing is hard-coded.
 
 bench_machine() {
-	local cpu cores phys mem thp
-	cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null)
-	[ -n "$cpu" ] || cpu=$(uname -m)
+	local cores phys thp
 	cores=$(nproc 2>/dev/null || echo '?')
 	phys=$(awk -F': *' '/^physical id/ {p=$2} /^core id/ {c[p "-" $2]=1} END {n=0; for (k in c) n++; print n}' /proc/cpuinfo 2>/dev/null)
-	mem=$(awk '/^MemTotal:/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo 2>/dev/null)
 	thp=$(sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)
-	echo "cpu: $cpu"
+	echo "cpu: $(bench_cpu_model)"
 	echo "cores: $cores online (${phys:-?} physical)"
 	if grep -q '^flags.* hypervisor' /proc/cpuinfo 2>/dev/null; then
 		echo "virtual machine: yes (a hypervisor flag is set)"
 	fi
 	echo "caches: $(lscpu 2>/dev/null | awk -F': *' '/^L[123][di]? cache/ {printf "%s%s %s", sep, $1, $2; sep="; "}')"
-	echo "ram: $mem"
+	echo "ram: $(bench_ram)"
 	echo "kernel: $(uname -sr)"
 	echo "transparent huge pages: ${thp:-unknown}"
 	echo "load average at start: $(bench_load)"
 }
 
+bench_cpu_model() {
+	local cpu
+	cpu=$(awk -F': *' '/^model name/ {print $2; exit}' /proc/cpuinfo 2>/dev/null)
+	# ARM and MIPS kernels name the CPU in other fields
+	[ -n "$cpu" ] || cpu=$(awk -F': *' '/^(Hardware|cpu model|Processor)/ {print $2; exit}' /proc/cpuinfo 2>/dev/null)
+	echo "${cpu:-$(uname -m)}"
+}
+
+bench_mem_kb() {
+	awk '/^MemTotal:/ {print $2; exit}' /proc/meminfo 2>/dev/null
+}
+
+bench_ram() {
+	bench_mem_kb | awk '{printf "%.1f GiB\n", $1 / 1048576}'
+}
+
 bench_load() {
 	awk '{print $1, $2, $3}' /proc/loadavg 2>/dev/null || echo '? ? ?'
+}
+
+bench_git_rev() {
+	local rev
+	rev=$(git -C "$1" rev-parse --short HEAD 2>/dev/null || echo unknown)
+	if [ -n "$(git -C "$1" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+		rev="$rev + uncommitted changes"
+	fi
+	echo "$rev"
 }
 
 bench_cpu_ticks() {
@@ -90,4 +120,24 @@ bench_need_int() {
 		printf '%s: %s must be at least %s\n' "${0##*/}" "$1" "$min" >&2
 		exit 2
 	fi
+}
+
+bench_split_opts() {
+	# " --keys --reps ": the options that take a value.  The argument after
+	# one of them is its value and is never split, so that "--keys --reps=3"
+	# still complains about the value "--reps=3".
+	local opts=" $1 " arg value_next=''
+	shift
+	BENCH_ARGS=()
+	for arg; do
+		if [ -n "$value_next" ]; then
+			value_next=''
+		elif [[ $opts == *" $arg "* ]]; then
+			value_next=1
+		elif [[ $arg == --*=* && $opts == *" ${arg%%=*} "* ]]; then
+			BENCH_ARGS+=("${arg%%=*}" "${arg#*=}")
+			continue
+		fi
+		BENCH_ARGS+=("$arg")
+	done
 }
