@@ -82,6 +82,21 @@ TRUNCATE state_copy;
 SELECT bloom_agg_finalfn(s)::text = (SELECT bloom_agg(k, 10) FROM parts)::text AS binary_round_trip
   FROM state_copy;
 
-DROP TABLE parts, states, state_copy, raw_bytes;
+-- A state keeps its hashes in chunks of at most 2^21.  Past that many
+-- keys, the filter from the chunked state, the one from its flat copy (the
+-- value bloom_partial returns), and the one from two combined halves are
+-- the same, and every key matches.
+CREATE TABLE many AS SELECT i, md5(i::text) AS k FROM generate_series(1, 2200000) i;
+WITH f AS (SELECT bloom_agg(k, 10) AS serial,
+                  bloom_agg_finalfn(bloom_partial(k, 10)) AS from_flat
+             FROM many),
+     halves AS (SELECT bloom_partial(k, 10) AS s FROM many GROUP BY i % 2)
+SELECT octet_length(serial::bytea) AS bytes,
+       serial = from_flat AS flat_same,
+       serial = (SELECT bloom_combine(s) FROM halves) AS combined_same,
+       (SELECT count(*) FROM many WHERE NOT k <~ serial) AS keys_missing
+  FROM f;
+
+DROP TABLE parts, states, state_copy, raw_bytes, many;
 DROP AGGREGATE bloom_partial(text, integer);
 DROP AGGREGATE bloom_combine(bloom_agg_state);

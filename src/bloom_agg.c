@@ -159,6 +159,9 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 	bloom_status status;
 	bytea	   *result;
 	uint8	   *filter;
+	BloomAggRunCursor cursor;
+	const uint32 *hashes;
+	uint64		nhashes;
 	uint64		done;
 	uint32	   *scratch;
 	size_t		scratch_size;
@@ -196,12 +199,16 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 	scratch = scratch_size > 0 ? palloc(scratch_size * sizeof(uint32)) : NULL;
 
 	/* in batches, so that a cancel stops a final over a billion keys */
-	for (done = 0; done < view.nhashes; done += FINAL_INTERRUPT_BATCH)
+	bloom_agg_view_runs(&view, &cursor);
+	while (bloom_agg_view_next_run(&cursor, &hashes, &nhashes))
 	{
-		CHECK_FOR_INTERRUPTS();
-		bloom_build_from_hashes_scratch(filter, &geometry, view.hashes + done,
-										Min(view.nhashes - done, FINAL_INTERRUPT_BATCH),
-										scratch, scratch_size);
+		for (done = 0; done < nhashes; done += FINAL_INTERRUPT_BATCH)
+		{
+			CHECK_FOR_INTERRUPTS();
+			bloom_build_from_hashes_scratch(filter, &geometry, hashes + done,
+											Min(nhashes - done, FINAL_INTERRUPT_BATCH),
+											scratch, scratch_size);
+		}
 	}
 	filter[geometry.filter_bytes - 1] = (uint8) geometry.k;
 	if (scratch != NULL)

@@ -23,8 +23,9 @@ PG_FUNCTION_INFO_V1(bloom_agg_state_recv);
 PG_FUNCTION_INFO_V1(bloom_agg_state_send);
 
 /*
- * A new state has room for this many hashes and grows by doubling, so a
- * GROUP BY over a million groups of a few keys reserves little per group.
+ * A new state has room for this many hashes, and each new chunk for as many
+ * as the state holds (up to BLOOM_AGG_CHUNK_MAX), so a GROUP BY over a
+ * million groups of a few keys reserves little per group.
  */
 #define INITIAL_CAPACITY	4
 
@@ -63,6 +64,21 @@ const ExpandedObjectMethods bloom_agg_state_methods = {
 	bloom_agg_state_flatten
 };
 
+static BloomAggChunk *
+new_chunk(MemoryContext cxt, uint64 capacity)
+{
+	BloomAggChunk *chunk;
+	Size		bytes = offsetof(BloomAggChunk, hashes) + capacity * sizeof(uint32);
+
+	chunk = MemoryContextAlloc(cxt, bytes);
+	chunk->next = NULL;
+	chunk->nhashes = 0;
+	chunk->capacity = capacity;
+	/* the hashes are written only now: huge pages mean far fewer faults */
+	bloom_advise_huge_pages(chunk->hashes, capacity * sizeof(uint32));
+	return chunk;
+}
+
 BloomAggState *
 bloom_agg_state_create(MemoryContext aggcontext, int32 bits_per_key)
 {
@@ -73,42 +89,61 @@ bloom_agg_state_create(MemoryContext aggcontext, int32 bits_per_key)
 	EOH_init_header(&state->hdr, &bloom_agg_state_methods, objcxt);
 	state->bits_per_key = bits_per_key;
 	state->nhashes = 0;
-	state->capacity = INITIAL_CAPACITY;
-	state->hashes = MemoryContextAlloc(objcxt,
-									   INITIAL_CAPACITY * sizeof(uint32));
+	state->first = state->last = new_chunk(objcxt, INITIAL_CAPACITY);
 	return state;
 }
 
-void
-bloom_agg_state_reserve(BloomAggState *state, uint64 extra)
+BloomAggChunk *
+bloom_agg_state_add_chunk(BloomAggState *state, uint64 extra)
 {
-	uint64		needed = state->nhashes + extra;
-	uint64		capacity = state->capacity;
+	uint64		capacity;
+	BloomAggChunk *chunk;
 
-	if (needed <= capacity)
-		return;
-	if (needed > MaxAllocHugeSize / sizeof(uint32))
+	/*
+	 * A limit on the count, as the doubling array this replaces had; a
+	 * state this big could not be finished into a filter anyway.
+	 */
+	if (extra > MaxAllocHugeSize / sizeof(uint32) - state->nhashes)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("bloom_agg state cannot hold more keys"),
-				 errdetail("The state would hold " UINT64_FORMAT " keys.", needed)));
-	while (capacity < needed)
-		capacity = Min(capacity * 2, MaxAllocHugeSize / sizeof(uint32));
+				 errdetail("The state would hold " UINT64_FORMAT " keys.",
+						   state->nhashes + extra)));
+	capacity = Max(extra, state->nhashes);
+	capacity = Min(capacity, BLOOM_AGG_CHUNK_MAX);
+	capacity = Max(capacity, INITIAL_CAPACITY);
 
-	/* huge: a serial aggregate over 300 million keys needs 1.2 GB here */
-	state->hashes = repalloc_huge(state->hashes, capacity * sizeof(uint32));
-	state->capacity = capacity;
-	/* the part not yet written gets huge pages: far fewer page faults */
-	bloom_advise_huge_pages(state->hashes, capacity * sizeof(uint32));
+	chunk = new_chunk(state->hdr.eoh_context, capacity);
+	state->last->next = chunk;
+	state->last = chunk;
+	return chunk;
 }
 
 void
 bloom_agg_state_append_all(BloomAggState *state, const BloomAggStateView *other)
 {
-	bloom_agg_state_reserve(state, other->nhashes);
-	memcpy(state->hashes + state->nhashes, other->hashes,
-		   other->nhashes * sizeof(uint32));
-	state->nhashes += other->nhashes;
+	BloomAggRunCursor cursor;
+	const uint32 *hashes;
+	uint64		nhashes;
+
+	bloom_agg_view_runs(other, &cursor);
+	while (bloom_agg_view_next_run(&cursor, &hashes, &nhashes))
+	{
+		while (nhashes > 0)
+		{
+			BloomAggChunk *chunk = state->last;
+			uint64		n;
+
+			if (chunk->nhashes == chunk->capacity)
+				chunk = bloom_agg_state_add_chunk(state, nhashes);
+			n = Min(nhashes, chunk->capacity - chunk->nhashes);
+			memcpy(chunk->hashes + chunk->nhashes, hashes, n * sizeof(uint32));
+			chunk->nhashes += n;
+			state->nhashes += n;
+			hashes += n;
+			nhashes -= n;
+		}
+	}
 }
 
 /* ---- flat form ---- */
@@ -135,36 +170,53 @@ bloom_agg_state_flat_size(ExpandedObjectHeader *eohptr)
 }
 
 static void
-write_flat(void *result, int32 bits_per_key, const uint32 *hashes,
-		   uint64 nhashes)
+write_flat(void *result, const BloomAggStateView *view)
 {
 	uint8	   *out = (uint8 *) VARDATA(result);
-	bloom_state_header header = {bits_per_key, nhashes};
+	bloom_state_header header = {view->bits_per_key, view->nhashes};
+	BloomAggRunCursor cursor;
+	const uint32 *hashes;
+	uint64		nhashes;
 
-	SET_VARSIZE(result, VARHDRSZ + bloom_state_size(nhashes));
+	SET_VARSIZE(result, VARHDRSZ + bloom_state_size(view->nhashes));
 	bloom_state_write_header(out, &header);
 	out += BLOOM_STATE_HEADER_BYTES;
-#ifdef WORDS_BIGENDIAN
-	for (uint64 i = 0; i < nhashes; i++)
+	bloom_agg_view_runs(view, &cursor);
+	while (bloom_agg_view_next_run(&cursor, &hashes, &nhashes))
 	{
-		uint32		h = pg_bswap32(hashes[i]);
+#ifdef WORDS_BIGENDIAN
+		for (uint64 i = 0; i < nhashes; i++)
+		{
+			uint32		h = pg_bswap32(hashes[i]);
 
-		memcpy(out + 4 * i, &h, 4);
-	}
+			memcpy(out + 4 * i, &h, 4);
+		}
 #else
-	memcpy(out, hashes, nhashes * sizeof(uint32));
+		memcpy(out, hashes, nhashes * sizeof(uint32));
 #endif
+		out += 4 * nhashes;
+	}
+}
+
+static void
+view_of_expanded(const BloomAggState *state, BloomAggStateView *view)
+{
+	view->bits_per_key = state->bits_per_key;
+	view->nhashes = state->nhashes;
+	view->chunks = state->first;
+	view->flat_hashes = NULL;
 }
 
 static void
 bloom_agg_state_flatten(ExpandedObjectHeader *eohptr, void *result,
 						Size allocated_size)
 {
-	BloomAggState *state = (BloomAggState *) eohptr;
+	BloomAggStateView view;
 
-	Assert(allocated_size == flat_size_for(state->nhashes));
+	view_of_expanded((BloomAggState *) eohptr, &view);
+	Assert(allocated_size == flat_size_for(view.nhashes));
 	(void) allocated_size;		/* read only by the assertion */
-	write_flat(result, state->bits_per_key, state->hashes, state->nhashes);
+	write_flat(result, &view);
 }
 
 /*
@@ -201,9 +253,7 @@ bloom_agg_state_view(Datum d, BloomAggStateView *view)
 
 		if (eoh->eoh_methods != &bloom_agg_state_methods)
 			elog(ERROR, "expanded object is not a bloom_agg state");
-		view->bits_per_key = state->bits_per_key;
-		view->nhashes = state->nhashes;
-		view->hashes = state->hashes;
+		view_of_expanded(state, view);
 		return;
 	}
 
@@ -221,6 +271,7 @@ bloom_agg_state_view(Datum d, BloomAggStateView *view)
 	hashes = (const uint8 *) VARDATA(flat) + BLOOM_STATE_HEADER_BYTES;
 	view->bits_per_key = header.bits_per_key;
 	view->nhashes = header.nhashes;
+	view->chunks = NULL;
 #ifdef WORDS_BIGENDIAN
 	{
 		uint32	   *native = palloc_extended(header.nhashes * sizeof(uint32),
@@ -228,10 +279,10 @@ bloom_agg_state_view(Datum d, BloomAggStateView *view)
 
 		for (uint64 i = 0; i < header.nhashes; i++)
 			native[i] = bloom_state_hash_at(hashes, i);
-		view->hashes = native;
+		view->flat_hashes = native;
 	}
 #else
-	view->hashes = (const uint32 *) hashes;
+	view->flat_hashes = (const uint32 *) hashes;
 #endif
 }
 
@@ -278,7 +329,7 @@ bloom_agg_state_out(PG_FUNCTION_ARGS)
 						   view.nhashes),
 				 errhint("Use binary transfer, or give each worker fewer keys.")));
 	flat = palloc(VARHDRSZ + len);
-	write_flat(flat, view.bits_per_key, view.hashes, view.nhashes);
+	write_flat(flat, &view);
 	textlen = pg_b64_enc_len((int) len);
 	text = palloc(textlen + 1);
 	textlen = pg_b64_encode(VARDATA(flat), (int) len, text, textlen);
@@ -309,6 +360,6 @@ bloom_agg_state_send(PG_FUNCTION_ARGS)
 
 	bloom_agg_state_view(PG_GETARG_DATUM(0), &view);
 	result = palloc(flat_size_for(view.nhashes));
-	write_flat(result, view.bits_per_key, view.hashes, view.nhashes);
+	write_flat(result, &view);
 	PG_RETURN_BYTEA_P(result);
 }
