@@ -100,8 +100,8 @@ bloom_agg_state_add_chunk(BloomAggState *state, uint64 extra)
 	BloomAggChunk *chunk;
 
 	/*
-	 * A limit on the count, as the doubling array this replaces had; a
-	 * state this big could not be finished into a filter anyway.
+	 * Keeps the count, and every size computed from it, far from overflow;
+	 * no filter could be made of this many keys anyway.
 	 */
 	if (extra > MaxAllocHugeSize / sizeof(uint32) - state->nhashes)
 		ereport(ERROR,
