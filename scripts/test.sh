@@ -315,6 +315,22 @@ else
 	fi
 fi
 
+# ---- 8b. bloom_agg over millions of keys against LevelDB ---------------------
+
+stage "scale-diff: bloom_agg of 3 million keys, serial and parallel, against libleveldb"
+if [ -z "$cluster_ok" ]; then
+	record "scale-diff" 0 1 "not run: no cluster"
+else
+	rc=0
+	run_logged "$LOGDIR/scale-build.log" "${MAKE[@]}" test/leveldb/leveldb_diff || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		record "scale-diff" 0 1 "$(crash_note "$rc" "building test/leveldb/leveldb_diff failed")"
+	else
+		run_logged "$LOGDIR/scale-diff.log" test/scale_diff.sh || rc=$?
+		record_counted "scale-diff" scale-diff "$rc" "$LOGDIR/scale-diff.log"
+	fi
+fi
+
 # ---- 9. a cancel stops a long final function -----------------------------------
 
 stage "cancel: statement_timeout and pg_cancel_backend inside bloom_agg's final"

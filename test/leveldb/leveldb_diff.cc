@@ -7,11 +7,14 @@
  *
  *	 leveldb_diff check [--seed S] [--cases N] [--case I]
  *	 leveldb_diff export-sql OUT_DIR [--seed S] [--cases N]
+ *	 leveldb_diff filter BITS_PER_KEY < KEYS > FILTER
  *
  * "check" compares the two directly.  "export-sql" writes the same kind of
  * random cases, with LevelDB's answers only, as COPY text files for the
  * SQL-level comparison, so the extension is held to LevelDB and not to the
- * core it is built from.
+ * core it is built from.  "filter" writes the bytes of LevelDB's filter of
+ * the keys on standard input, one a line (newline-free keys, then, of any
+ * number: test/scale_diff.sh compares big SQL aggregates with it).
  *
  * Every case draws from its own generator, seeded from the run seed and the
  * case number, so "--seed S --case I" replays case I of any run on its own.
@@ -757,6 +760,55 @@ run_check(const char *prog, uint64_t seed, uint64_t ncases, bool one_case,
 	return failed == 0 ? 0 : 1;
 }
 
+/* ---- filter ---- */
+
+int
+run_filter(const char *prog, const char *bpk_text)
+{
+	uint64_t	bpk;
+	std::vector<std::string> keys;
+	std::string line;
+	char		buf[1 << 16];
+	size_t		n;
+	std::string in;
+
+	if (!parse_u64(bpk_text, &bpk) || bpk > INT32_MAX)
+	{
+		fprintf(stderr, "%s: filter needs bits_per_key, 0 to %d\n", prog, INT32_MAX);
+		return 2;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), stdin)) > 0)
+		in.append(buf, n);
+	if (ferror(stdin))
+	{
+		fprintf(stderr, "%s: cannot read the keys: %s\n", prog, strerror(errno));
+		return 2;
+	}
+	for (size_t start = 0; start < in.size();)
+	{
+		size_t		end = in.find('\n', start);
+
+		if (end == std::string::npos)
+			end = in.size();
+		keys.emplace_back(in, start, end - start);
+		start = end + 1;
+	}
+
+	std::unique_ptr<const leveldb::FilterPolicy> policy(
+		leveldb::NewBloomFilterPolicy((int) bpk));
+	std::string filter = leveldb_create(*policy, keys);
+
+	if (fwrite(filter.data(), 1, filter.size(), stdout) != filter.size() ||
+		fflush(stdout) != 0)
+	{
+		fprintf(stderr, "%s: cannot write the filter: %s\n", prog, strerror(errno));
+		return 2;
+	}
+	fprintf(stderr, "%s: LevelDB filter of %zu keys at %" PRIu64
+			" bits per key: %zu bytes\n", prog, keys.size(), bpk, filter.size());
+	return 0;
+}
+
 /* ---- export-sql ---- */
 
 int
@@ -839,8 +891,9 @@ usage(const char *prog)
 {
 	fprintf(stderr,
 			"usage: %s check [--seed S] [--cases N] [--case I]\n"
-			"       %s export-sql OUT_DIR [--seed S] [--cases N]\n",
-			prog, prog);
+			"       %s export-sql OUT_DIR [--seed S] [--cases N]\n"
+			"       %s filter BITS_PER_KEY < KEYS > FILTER\n",
+			prog, prog, prog);
 }
 
 }								/* namespace */
@@ -863,6 +916,8 @@ main(int argc, char **argv)
 		usage(prog);
 		return 2;
 	}
+	if (strcmp(argv[1], "filter") == 0 && argc == 3)
+		return run_filter(prog, argv[2]);
 	if (strcmp(argv[1], "check") == 0)
 	{
 		check = true;

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+#
+# test/scale_diff.sh -- bloom_agg over millions of keys writes LevelDB's
+# bytes, serially and with parallel workers.
+#
+# test/sql_diff.sh holds the extension to libleveldb on thousands of small
+# cases.  This holds it there at a scale the small cases never reach: a
+# state of several chunks (a chunk holds 2^21 hashes), partial states
+# combined from parallel workers, and a filter of 4 MB or more, which the
+# final function sets through its bucketed path.  The keys (default
+# 3,000,000, distinct, of every length modulo 4, plus every 1000th again) are made in SQL,
+# exported with \copy, and given to libleveldb by
+# `test/leveldb/leveldb_diff filter`; the filters' md5 must be equal.
+#
+# Runs against the server the PG* environment points at, in a scratch
+# database it creates and drops; needs test/leveldb/leveldb_diff built
+# (make test/leveldb/leveldb_diff).
+#
+#   test/scale_diff.sh [--keys N]
+#
+# Prints "scale-diff: N passed, N failed".
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=test/lib/checks.sh
+. test/lib/checks.sh
+
+KEYS=3000000
+while [ $# -gt 0 ]; do
+	case $1 in
+	--keys)
+		KEYS=${2:?--keys needs a number}
+		shift 2
+		;;
+	-h | --help)
+		sed -n '3,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	*)
+		echo "scale_diff.sh: unknown argument $1" >&2
+		exit 2
+		;;
+	esac
+done
+case $KEYS in '' | *[!0-9]*)
+	echo "scale_diff.sh: --keys takes a whole number" >&2
+	exit 2
+	;;
+esac
+
+tool=test/leveldb/leveldb_diff
+if [ ! -x "$tool" ]; then
+	echo "scale_diff.sh: $tool is not built (make test/leveldb/leveldb_diff)" >&2
+	fail "libleveldb's side is missing"
+	check_summary scale-diff
+	exit 1
+fi
+
+db="bloom_scale_$$"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-scale.XXXXXX")
+finish() {
+	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
+	rm -rf -- "$WORK"
+}
+trap finish EXIT
+q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+
+psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE DATABASE $db"
+# Distinct keys, so that a lost key changes the filter (a repeated one
+# would hide it), of lengths covering every tail of the hash; then every
+# 1000th key again, as LevelDB counts every key given, repeats included.
+q <<SQL
+CREATE EXTENSION bloomfilter;
+CREATE TABLE keys AS
+  SELECT i::text || ':' || substr(md5(i::text), 1, i % 8) AS k
+    FROM generate_series(1, $KEYS) i
+  UNION ALL
+  SELECT i::text || ':' || substr(md5(i::text), 1, i % 8)
+    FROM generate_series(1000, $KEYS, 1000) i;
+ANALYZE keys;
+SQL
+q -c "\\copy (SELECT k FROM keys) TO '$WORK/keys.txt'"
+echo "keys: $(wc -l <"$WORK/keys.txt") exported, $(q -c "SELECT count(DISTINCT k) FROM keys") distinct"
+
+serial="SET max_parallel_workers_per_gather = 0;"
+parallel="SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
+
+for bpk in 10 20; do
+	want=$("$tool" filter "$bpk" <"$WORK/keys.txt" 2>"$WORK/tool.log" | md5sum | cut -d' ' -f1)
+	sed 's/^/  /' "$WORK/tool.log"
+	for mode in serial parallel; do
+		settings=$serial
+		[ "$mode" = parallel ] && settings=$parallel
+		plan=$(q -c "$settings" -c "EXPLAIN (COSTS OFF) SELECT bloom_agg(k, $bpk) FROM keys" | tr '\n' ' ')
+		got=$(q -c "$settings" -c "SELECT md5(bloom_agg(k, $bpk)::bytea), octet_length(bloom_agg(k, $bpk)::bytea) FROM keys")
+		if [ "$mode" = parallel ] && [[ $plan != *"Partial Aggregate"* ]]; then
+			fail "bits_per_key $bpk, $mode: the plan has no partial aggregate: $plan"
+		elif [ "${got%%|*}" = "$want" ]; then
+			pass "bits_per_key $bpk, $mode: the ${got#*|}-byte filter is libleveldb's (md5 $want)"
+		else
+			fail "bits_per_key $bpk, $mode: md5 ${got%%|*} (${got#*|} bytes), libleveldb's is $want"
+		fi
+	done
+done
+
+check_summary scale-diff
