@@ -361,7 +361,14 @@ run_logged "$LOGDIR/sqlsmith.log" test/sqlsmith_run.sh --queries 1000 || rc=$?
 smith_seed=$(sed -nE 's/^sqlsmith: [0-9]+ queries, seed ([0-9]+).*/seed \1/p' "$LOGDIR/sqlsmith.log" | head -n 1)
 record_counted "sqlsmith" sqlsmith "$rc" "$LOGDIR/sqlsmith.log" "$smith_seed"
 
-# ---- 9d. benchmark smoke test: it runs, and its filters are identical ------
+# ---- 9d. memory: probing is flat, bloom_agg needs only what it documents ----
+
+stage "memory: a backend's peak while probing and aggregating (test/memory_check.sh)"
+rc=0
+run_logged "$LOGDIR/memory.log" test/memory_check.sh || rc=$?
+record_counted "memory" memory "$rc" "$LOGDIR/memory.log"
+
+# ---- 9e. benchmark smoke test: it runs, and its filters are identical ------
 
 # Tiny data and one run each: this checks bench/run.sh and the filter
 # identity it reports (core vs libleveldb, parallel vs serial, joins with
