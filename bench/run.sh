@@ -27,6 +27,8 @@
 #   --no-core     skip the core benchmark
 #   --no-sql      skip the SQL benchmarks
 #   -h, --help    this text
+# An option's value may also follow an "=" (--keys=N), as in the other
+# benchmark scripts.
 #
 # What is measured:
 #   1. Core vs LevelDB (bench/core_bench): build and probe with the C core
@@ -69,6 +71,8 @@ opt_keys='' opt_reps='' opt_core=''
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
 
+bench_split_opts '--keys --reps --core-keys' "$@"
+set -- "${BENCH_ARGS[@]}"
 while [ $# -gt 0 ]; do
 	case $1 in
 	--keys)
