@@ -37,7 +37,7 @@ TEST_CXX ?= c++
 TEST_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror
 TEST_CXXFLAGS ?= -std=gnu++17 -O2 -g -Wall -Wextra -Werror
 
-test/unit/test_core: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h $(CORE_SRCS) src/bloom_core.h src/bloom_state.h src/bloom_stats.h src/bloom_setops.h
+test/unit/test_core: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) src/bloom_core.h src/bloom_state.h src/bloom_stats.h src/bloom_setops.h
 	$(TEST_CC) $(TEST_CFLAGS) -Isrc -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS) -lm
 
 unittest: test/unit/test_core
@@ -77,7 +77,7 @@ SANITIZE_CC ?= clang
 SANITIZE_CFLAGS ?= -std=gnu11 -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-test/unit/test_core_sanitize: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h $(CORE_SRCS) src/bloom_core.h src/bloom_state.h src/bloom_stats.h src/bloom_setops.h
+test/unit/test_core_sanitize: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) src/bloom_core.h src/bloom_state.h src/bloom_stats.h src/bloom_setops.h
 	$(SANITIZE_CC) $(SANITIZE_CFLAGS) -Isrc -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS) -lm
 
 unittest-sanitize: test/unit/test_core_sanitize

@@ -143,6 +143,35 @@ BEGIN
 END
 $f$;
 
+-- run step(NULL, NULL) for all cases at once (what = its name in the
+-- notice); only if that raises, or under SQL_DIFF_PER_CASE=1, undo it and
+-- run step(src, case_id) for each case cases_sql lists, an error going to
+-- err_table (src, case_id, err), to tell which case raised it
+CREATE PROCEDURE sd_set_based_else_per_case(step regproc, what text,
+	cases_sql text, err_table regclass)
+LANGUAGE plpgsql AS $f$
+DECLARE
+	r record;
+BEGIN
+	BEGIN
+		IF current_setting('sd.per_case') = 'on' THEN
+			RAISE EXCEPTION 'SQL_DIFF_PER_CASE=1';
+		END IF;
+		EXECUTE format('SELECT %s(NULL, NULL)', step);
+	EXCEPTION WHEN OTHERS THEN
+		RAISE NOTICE 'set-based % raised "%"; redoing the cases one by one', what, SQLERRM;
+		FOR r IN EXECUTE cases_sql LOOP
+			BEGIN
+				EXECUTE format('SELECT %s($1, $2)', step) USING r.src, r.case_id;
+			EXCEPTION WHEN OTHERS THEN
+				EXECUTE format('INSERT INTO %s (src, case_id, err) VALUES ($1, $2, $3)', err_table)
+					USING r.src, r.case_id, SQLERRM;
+			END;
+		END LOOP;
+	END;
+END
+$f$;
+
 -- every probe of every case that has a filter (or of one case)
 CREATE FUNCTION sd_probe(p_src int, p_case text) RETURNS void LANGUAGE plpgsql AS $f$
 BEGIN
@@ -205,28 +234,9 @@ SELECT 'LOADED', s.dir,
 FROM srcs s ORDER BY s.src;
 
 -- 1. bloom_agg, set-based; case by case only to isolate an error
-DO $$
-DECLARE
-	r record;
-BEGIN
-	BEGIN
-		IF current_setting('sd.per_case') = 'on' THEN
-			RAISE EXCEPTION 'SQL_DIFF_PER_CASE=1';
-		END IF;
-		PERFORM sd_build(NULL, NULL);
-	EXCEPTION WHEN OTHERS THEN
-		RAISE NOTICE 'set-based bloom_agg raised "%"; redoing the cases one by one', SQLERRM;
-		FOR r IN SELECT DISTINCT src, case_id FROM cases
-		         WHERE kind = 'create' AND bpk IS NOT NULL ORDER BY 1, 2 LOOP
-			BEGIN
-				PERFORM sd_build(r.src, r.case_id);
-			EXCEPTION WHEN OTHERS THEN
-				INSERT INTO built (src, case_id, err) VALUES (r.src, r.case_id, SQLERRM);
-			END;
-		END LOOP;
-	END;
-END
-$$;
+CALL sd_set_based_else_per_case('sd_build', 'bloom_agg',
+	$$SELECT DISTINCT src, case_id FROM cases
+	  WHERE kind = 'create' AND bpk IS NOT NULL ORDER BY 1, 2$$, 'built');
 
 -- 2. the filter to probe with: LevelDB's (filter_hex) when given, else ours
 INSERT INTO pfilter (src, case_id, text_ok, origin, f, err)
@@ -244,27 +254,8 @@ CROSS JOIN LATERAL (
 ) x;
 
 -- 3. probes, set-based; case by case only to isolate an error
-DO $$
-DECLARE
-	r record;
-BEGIN
-	BEGIN
-		IF current_setting('sd.per_case') = 'on' THEN
-			RAISE EXCEPTION 'SQL_DIFF_PER_CASE=1';
-		END IF;
-		PERFORM sd_probe(NULL, NULL);
-	EXCEPTION WHEN OTHERS THEN
-		RAISE NOTICE 'set-based probing raised "%"; redoing the cases one by one', SQLERRM;
-		FOR r IN SELECT src, case_id FROM pfilter WHERE f IS NOT NULL ORDER BY 1, 2 LOOP
-			BEGIN
-				PERFORM sd_probe(r.src, r.case_id);
-			EXCEPTION WHEN OTHERS THEN
-				INSERT INTO probe_err (src, case_id, err) VALUES (r.src, r.case_id, SQLERRM);
-			END;
-		END LOOP;
-	END;
-END
-$$;
+CALL sd_set_based_else_per_case('sd_probe', 'probing',
+	$$SELECT src, case_id FROM pfilter WHERE f IS NOT NULL ORDER BY 1, 2$$, 'probe_err');
 
 -- 4. one verdict per case id seen in any of the three files
 CREATE TABLE verdict AS

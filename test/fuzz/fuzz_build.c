@@ -37,8 +37,8 @@ static void
 check_geometry(uint64_t n, int64_t bpk)
 {
 	bloom_geometry g = {0, 0, 0};
+	bloom_geometry want;
 	bloom_status st = bloom_geometry_for(n, bpk, &g);
-	unsigned __int128 bits;
 
 	if (bpk < 0)
 	{
@@ -46,10 +46,7 @@ check_geometry(uint64_t n, int64_t bpk)
 				   "bits_per_key %lld gave status %d", (long long) bpk, (int) st);
 		return;
 	}
-	bits = (unsigned __int128) n * (uint64_t) bpk;
-	if (bits < 64)
-		bits = 64;
-	if (bits + 7 > UINT64_MAX)
+	if (!ref_geometry(n, bpk, &want))
 	{
 		FUZZ_CHECK(st == BLOOM_ERR_SIZE_OVERFLOW,
 				   "n %llu bpk %lld: status %d, expected overflow",
@@ -58,7 +55,7 @@ check_geometry(uint64_t n, int64_t bpk)
 	}
 	FUZZ_CHECK(st == BLOOM_OK, "n %llu bpk %lld: status %d",
 			   (unsigned long long) n, (long long) bpk, (int) st);
-	FUZZ_CHECK(g.bits == (uint64_t) ((bits + 7) / 8 * 8) &&
+	FUZZ_CHECK(g.bits == want.bits &&
 			   g.filter_bytes == g.bits / 8 + 1 && g.k == ref_k(bpk) &&
 			   g.k >= 1 && g.k <= BLOOM_MAX_K,
 			   "n %llu bpk %lld: bits %llu bytes %llu k %u",

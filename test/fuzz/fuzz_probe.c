@@ -19,18 +19,6 @@
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static bloom_status
-ref_validate(const uint8_t *f, size_t len)
-{
-	if (len < 2)
-		return BLOOM_ERR_FILTER_TOO_SHORT;
-	if (f[len - 1] == 0)
-		return BLOOM_ERR_K_ZERO;
-	if (f[len - 1] > 30)
-		return BLOOM_ERR_K_RESERVED;
-	return BLOOM_OK;
-}
-
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

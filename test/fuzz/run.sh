@@ -159,7 +159,8 @@ fi
 for t in "${TARGETS[@]}"; do
 	bin=$BUILD/fuzz_$t
 	log=$WORK/$t.log
-	if needs_build "$bin" "test/fuzz/fuzz_$t.c" test/fuzz/fuzz_common.h "${CORE_DEPS[@]}"; then
+	if needs_build "$bin" "test/fuzz/fuzz_$t.c" test/fuzz/fuzz_common.h test/lib/bloom_reference.h \
+		"${CORE_DEPS[@]}"; then
 		if ! "$FUZZ_CC" "${CFLAGS[@]}" -o "$bin" "test/fuzz/fuzz_$t.c" "${CORE_SRCS[@]}" -lm >"$log" 2>&1; then
 			cat "$log"
 			echo "FAIL $t: does not build"

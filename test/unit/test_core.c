@@ -7,9 +7,10 @@
  * First every LevelDB known-answer vector (test/data/vectors), then edge
  * cases the vectors cannot reach: sizes near 2^64, filters beyond 2^32
  * bits, the text form and the aggregate state.  Expected values come from
- * the vectors or from the format's rules, restated here independently of
- * src/ (sizes in 128-bit arithmetic, for instance), never from running the
- * core.  Prints one line per failed check and ends with
+ * the vectors or from the format's rules, restated independently of src/
+ * (sizes in 128-bit arithmetic, for instance) here and in the reference
+ * implementations the fuzz targets share (test/lib/bloom_reference.h),
+ * never from running the core.  Prints one line per failed check and ends with
  * "unit: N passed, N failed"; exits 1 if anything failed.
  */
 #define _GNU_SOURCE				/* MAP_NORESERVE, MAP_ANONYMOUS */
@@ -19,6 +20,7 @@
 #include "bloom_state.h"
 #include "bloom_stats.h"
 #include "vectors.h"
+#include "../lib/bloom_reference.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -245,49 +247,6 @@ rng_next(void)
 	return rng_state;
 }
 
-/* ---- the format's rules, restated from LevelDB 1.23 util/bloom.cc ----- */
-
-/* (size_t)(bits_per_key * 0.69), clamped to 1..30 */
-static unsigned
-spec_k(int64_t bpk)
-{
-	double		d = (double) bpk * 0.69;
-
-	/* decided before the cast, which is undefined for huge values */
-	if (d >= BLOOM_MAX_K)
-		return BLOOM_MAX_K;
-	if (d < 1)
-		return 1;
-	return (unsigned) (size_t) d;
-}
-
-/*
- * bits = max(64, n * bpk) rounded up to a multiple of 8, in 128-bit
- * arithmetic; false when the rounded bit count does not fit in 64 bits.
- */
-static bool
-spec_geometry(uint64_t n, int64_t bpk, bloom_geometry *g)
-{
-	unsigned __int128 bits = (unsigned __int128) n * (uint64_t) bpk;
-
-	if (bits < BLOOM_MIN_BITS)
-		bits = BLOOM_MIN_BITS;
-	bits = (bits + 7) / 8 * 8;
-	if (bits > UINT64_MAX)
-		return false;
-	g->bits = (uint64_t) bits;
-	g->filter_bytes = g->bits / 8 + 1;
-	g->k = spec_k(bpk);
-	return true;
-}
-
-/* The double-hashing step of KeyMayMatch and CreateFilter. */
-static uint32_t
-spec_delta(uint32_t h)
-{
-	return (h >> 17) | (h << 15);
-}
-
 /* ---- known-answer vectors --------------------------------------------- */
 
 static void
@@ -415,14 +374,7 @@ run_match_case(const vec_case *c)
 	test_begin("%s (%s:%ld)", c->id, c->file, c->line);
 
 	/* the rule bloom_core.h states for stored filters */
-	if (len < 2)
-		want = BLOOM_ERR_FILTER_TOO_SHORT;
-	else if (f[len - 1] == 0)
-		want = BLOOM_ERR_K_ZERO;
-	else if (f[len - 1] > BLOOM_MAX_K)
-		want = BLOOM_ERR_K_RESERVED;
-	else
-		want = BLOOM_OK;
+	want = ref_validate(f, len);
 	got = bloom_validate(f, len);
 	check(got == want, "bloom_validate: expected %s, got %s",
 		  status_name(want), status_name(got));
@@ -473,7 +425,7 @@ check_geometry(uint64_t n, int64_t bpk)
 				got;
 	bloom_status st = bloom_geometry_for(n, bpk, &got);
 
-	if (!spec_geometry(n, bpk, &want))
+	if (!ref_geometry(n, bpk, &want))
 	{
 		check(st == BLOOM_ERR_SIZE_OVERFLOW,
 			  "n=%" PRIu64 " bpk=%" PRId64 ": expected %s, got %s", n, bpk,
@@ -528,7 +480,7 @@ test_geometry(void)
 		test_begin("n=0, bpk=%" PRId64 ": 64 bits", bpks[i]);
 		if (check(bloom_geometry_for(0, bpks[i], &g) == BLOOM_OK, "not OK"))
 			check(g.bits == 64 && g.filter_bytes == 9 &&
-				  g.k == spec_k(bpks[i]),
+				  g.k == ref_k(bpks[i]),
 				  "got bits=%" PRIu64 " bytes=%" PRIu64 " k=%u", g.bits,
 				  g.filter_bytes, g.k);
 		test_end();
@@ -557,12 +509,11 @@ test_geometry(void)
 	test_begin("k for bpk 0..100 is clamp(floor(bpk * 0.69), 1, 30)");
 	for (bpk = 0; bpk <= 100; bpk++)
 	{
-		size_t		k = (size_t) ((double) bpk * 0.69);
+		unsigned	k = ref_k(bpk);
 
-		k = k < 1 ? 1 : k > 30 ? 30 : k;
 		check(bloom_k_for_bits_per_key(bpk) == k &&
 			  bloom_geometry_for(5, bpk, &g) == BLOOM_OK && g.k == k,
-			  "bpk=%" PRId64 ": expected k=%zu, got %u (geometry %u)", bpk,
+			  "bpk=%" PRId64 ": expected k=%u, got %u (geometry %u)", bpk,
 			  k, bloom_k_for_bits_per_key(bpk), g.k);
 	}
 	test_end();
@@ -720,18 +671,11 @@ test_build_probe(void)
 	{
 		uint64_t	nbits = 8 * (1 + rng_next() % (sizeof(a) - 1));
 		uint32_t	h = (uint32_t) rng_next();
-		uint32_t	x = h;
 
 		k = 1 + (unsigned) (rng_next() % BLOOM_MAX_K);
 		memset(a, 0, sizeof(a));
 		memset(b, 0, sizeof(b));
-		for (v = 0; v < k; v++)
-		{
-			uint64_t	pos = x % nbits;
-
-			b[pos / 8] |= (uint8_t) (1u << (pos % 8));
-			x += spec_delta(h);
-		}
+		ref_add_hash(b, nbits, k, h);
 		bloom_set_hash(a, nbits, k, h);
 		check(memcmp(a, b, sizeof(a)) == 0, "nbits=%" PRIu64 " k=%u hash=%08x",
 			  nbits, k, h);
@@ -852,7 +796,7 @@ check_and_clear_positions(uint8_t *map, const uint32_t *hashes, size_t n,
 		for (j = 0; j < k; j++)
 		{
 			pos[npos++] = x;
-			x += spec_delta(hashes[i]);
+			x += ref_delta(hashes[i]);
 		}
 	}
 	qsort(pos, npos, sizeof(uint32_t), cmp_u32);
@@ -901,7 +845,7 @@ test_big_filter(void)
 	test_begin("geometry of 2^30 keys at 8 bits each");
 	check(bloom_geometry_for(UINT64_C(1) << 30, 8, &g) == BLOOM_OK &&
 		  g.bits == UINT64_C(1) << 33 &&
-		  g.filter_bytes == (UINT64_C(1) << 30) + 1 && g.k == spec_k(8),
+		  g.filter_bytes == (UINT64_C(1) << 30) + 1 && g.k == ref_k(8),
 		  "bits=%" PRIu64 " bytes=%" PRIu64 " k=%u", g.bits, g.filter_bytes,
 		  g.k);
 	test_end();
@@ -1343,48 +1287,6 @@ test_state(void)
 
 /* ---- bit counts, estimates and sizing (bloom_stats.c) ----------------- */
 
-static uint64_t
-naive_popcount(const uint8_t *p, size_t len)
-{
-	uint64_t	n = 0;
-	size_t		i;
-	int			b;
-
-	for (i = 0; i < len; i++)
-		for (b = 0; b < 8; b++)
-			n += (p[i] >> b) & 1;
-	return n;
-}
-
-/* -bits/k * ln(1 - set/bits), restated with log rather than log1p */
-static double
-spec_estimate(uint64_t bits, unsigned k, uint64_t set)
-{
-	if (set >= bits)
-		return INFINITY;
-	return -((double) bits / k) * log(1.0 - (double) set / (double) bits);
-}
-
-/* (1 - e^(-k/bpk))^k with LevelDB's k; a fixed 64-bit filter (bpk 0): 1 */
-static double
-spec_expected_fpr(int64_t bpk)
-{
-	double		k;
-
-	if (bpk == 0)
-		return 1.0;
-	k = spec_k(bpk);
-	return pow(1.0 - exp(-k / (double) bpk), k);
-}
-
-static bool
-close_to(double got, double want, double rel)
-{
-	if (isinf(want) || want == 0)
-		return got == want;
-	return fabs(got - want) <= rel * fabs(want);
-}
-
 static void
 test_popcount(void)
 {
@@ -1401,10 +1303,10 @@ test_popcount(void)
 	for (off = 0; off < 8; off++)
 		for (len = 0; off + len <= 150; len++)
 			check(bloom_popcount(buf + off, len) ==
-				  naive_popcount(buf + off, len),
+				  ref_popcount(buf + off, len),
 				  "offset %zu, len %zu: %" PRIu64 ", want %" PRIu64, off, len,
 				  bloom_popcount(buf + off, len),
-				  naive_popcount(buf + off, len));
+				  ref_popcount(buf + off, len));
 	test_end();
 
 	test_begin("all ones: 8 bits a byte");
@@ -1489,7 +1391,7 @@ test_filter_stats(void)
 			f[i] = (uint8_t) (rng_next() & rng_next());
 		f[len - 1] = (uint8_t) k;
 		bloom_stats_of(f, len, &st);
-		set = naive_popcount(f, len - 1);
+		set = ref_popcount(f, len - 1);
 		if (!check(st.filter_bytes == len && st.bits == 8 * (len - 1) &&
 				   st.k == k && st.bits_set == set,
 				   "len %zu: bytes %" PRIu64 " bits %" PRIu64 " k %u set %"
@@ -1498,10 +1400,10 @@ test_filter_stats(void)
 			continue;
 		check(st.fill_ratio == (double) set / st.bits, "len %zu: fill %g",
 			  len, st.fill_ratio);
-		check(close_to(st.estimated_keys, spec_estimate(st.bits, k, set), 1e-9),
+		check(ref_close(st.estimated_keys, ref_estimate(st.bits, k, set), 1e-9),
 			  "len %zu: estimate %g, want %g", len, st.estimated_keys,
-			  spec_estimate(st.bits, k, set));
-		check(close_to(st.false_positive_rate,
+			  ref_estimate(st.bits, k, set));
+		check(ref_close(st.false_positive_rate,
 					   pow((double) set / st.bits, k), 1e-12),
 			  "len %zu: rate %g", len, st.false_positive_rate);
 	}
@@ -1611,10 +1513,10 @@ test_stats_beyond_2_32(void)
 		  st.k);
 	check(st.bits_set == 69, "bits_set %" PRIu64, st.bits_set);
 	check(st.fill_ratio == 5.0 / (double) reach, "fill %g", st.fill_ratio);
-	check(close_to(st.estimated_keys, spec_estimate(reach, 7, 5), 1e-6),
+	check(ref_close(st.estimated_keys, ref_estimate(reach, 7, 5), 1e-6),
 		  "estimate %g, want %g", st.estimated_keys,
-		  spec_estimate(reach, 7, 5));
-	check(close_to(st.false_positive_rate, pow(5.0 / (double) reach, 7), 1e-12),
+		  ref_estimate(reach, 7, 5));
+	check(ref_close(st.false_positive_rate, pow(5.0 / (double) reach, 7), 1e-12),
 		  "rate %g", st.false_positive_rate);
 	test_end();
 
@@ -1644,18 +1546,18 @@ test_sizing(void)
 
 	test_begin("(1 - e^(-k/bpk))^k with LevelDB's k, bpk 1..5000");
 	for (b = 1; b <= 5000; b++)
-		check(close_to(bloom_expected_fpr(b), spec_expected_fpr(b), 1e-9),
+		check(ref_close(bloom_expected_fpr(b), ref_expected_fpr(b), 1e-9),
 			  "bpk %" PRId64 ": %.17g, want %.17g", b, bloom_expected_fpr(b),
-			  spec_expected_fpr(b));
+			  ref_expected_fpr(b));
 	test_end();
 
 	/* 1 - exp(-x) loses digits for tiny x: only a loose cross-check */
 	test_begin("large bits_per_key: the same formula, and k = 30");
 	for (i = 0; i < sizeof(big) / sizeof(big[0]); i++)
-		check(close_to(bloom_expected_fpr(big[i]), spec_expected_fpr(big[i]), 1e-5) &&
-			  spec_k(big[i]) == 30,
+		check(ref_close(bloom_expected_fpr(big[i]), ref_expected_fpr(big[i]), 1e-5) &&
+			  ref_k(big[i]) == 30,
 			  "bpk %" PRId64 ": %.17g, want %.17g", big[i],
-			  bloom_expected_fpr(big[i]), spec_expected_fpr(big[i]));
+			  bloom_expected_fpr(big[i]), ref_expected_fpr(big[i]));
 	test_end();
 
 	test_begin("10 bits a key: between 0.8%% and 1%%");
@@ -1901,80 +1803,6 @@ test_hash(void)
 
 /* ---- prepared geometry: the reciprocal, build and probe ------------------ */
 
-/* LevelDB's Hash(), restated a byte at a time from util/hash.cc. */
-static uint32_t
-spec_hash(const uint8_t *p, size_t n, uint32_t seed)
-{
-	const uint32_t m = UINT32_C(0xc6a4a793);
-	uint32_t	h = seed ^ (uint32_t) (n * m);
-	size_t		i = 0;
-
-	for (; i + 4 <= n; i += 4)
-	{
-		h += (uint32_t) p[i] | ((uint32_t) p[i + 1] << 8) |
-			((uint32_t) p[i + 2] << 16) | ((uint32_t) p[i + 3] << 24);
-		h *= m;
-		h ^= h >> 16;
-	}
-	switch (n - i)
-	{
-		case 3:
-			h += (uint32_t) p[i + 2] << 16;
-			/* FALLTHROUGH */
-		case 2:
-			h += (uint32_t) p[i + 1] << 8;
-			/* FALLTHROUGH */
-		case 1:
-			h += p[i];
-			h *= m;
-			h ^= h >> 24;
-			break;
-	}
-	return h;
-}
-
-/* KeyMayMatch restated with the division, for any bytes. */
-static bool
-spec_may_match(const uint8_t *f, size_t len, uint32_t h)
-{
-	uint64_t	bits;
-	unsigned	k,
-				j;
-	uint32_t	delta = spec_delta(h);
-
-	if (len < 2)
-		return false;
-	k = f[len - 1];
-	if (k > 30)
-		return true;
-	bits = (uint64_t) (len - 1) * 8;
-	for (j = 0; j < k; j++)
-	{
-		uint64_t	pos = h % bits;
-
-		if ((f[pos / 8] & (1u << (pos % 8))) == 0)
-			return false;
-		h += delta;
-	}
-	return true;
-}
-
-/* CreateFilter's bit setting restated with the division. */
-static void
-spec_set(uint8_t *bits_array, uint64_t nbits, unsigned k, uint32_t h)
-{
-	uint32_t	delta = spec_delta(h);
-	unsigned	j;
-
-	for (j = 0; j < k; j++)
-	{
-		uint64_t	pos = h % nbits;
-
-		bits_array[pos / 8] |= (uint8_t) (1u << (pos % 8));
-		h += delta;
-	}
-}
-
 /* Check the reciprocal of d against % on edge and random dividends. */
 static void
 check_fastmod_divisor(uint64_t d, unsigned nrandom)
@@ -2038,7 +1866,7 @@ test_prepared(void)
 	for (i = 0; i < sizeof(key); i++)
 		key[i] = (uint8_t) rng_next();
 	for (i = 0; i <= sizeof(key); i++)
-		check(bloom_key_hash(key, i) == spec_hash(key, i, BLOOM_HASH_SEED),
+		check(bloom_key_hash(key, i) == ref_hash(key, i, BLOOM_HASH_SEED),
 			  "len %u", i);
 	test_end();
 
@@ -2121,10 +1949,10 @@ test_prepared(void)
 			{
 				uint32_t	h = (uint32_t) rng_next();
 
-				check(bloom_prepared_may_contain(&p, f, h) == spec_may_match(f, len, h),
+				check(bloom_prepared_may_contain(&p, f, h) == ref_may_match_hash(h, f, len),
 					  "len %zu, k byte %u, hash %08" PRIx32, len,
 					  len > 0 ? f[len - 1] : 0, h);
-				check(bloom_may_contain_hash(f, len, h) == spec_may_match(f, len, h),
+				check(bloom_may_contain_hash(f, len, h) == ref_may_match_hash(h, f, len),
 					  "bloom_may_contain_hash: len %zu, hash %08" PRIx32, len, h);
 			}
 		}
@@ -2161,7 +1989,7 @@ test_prepared(void)
 					bloom_prepare(&p, nbits[b], ks[kk]);
 					bloom_prepared_set_hashes(&p, got, hashes, counts[c]);
 					for (h = 0; h < counts[c]; h++)
-						spec_set(want, nbits[b], ks[kk], hashes[h]);
+						ref_add_hash(want, nbits[b], ks[kk], hashes[h]);
 					check(memcmp(got, want, bytes) == 0,
 						  "%" PRIu64 " bits, k %u, %zu hashes", nbits[b], ks[kk], counts[c]);
 					/* the one-hash entry point, too */
@@ -2208,7 +2036,7 @@ test_prepared(void)
 
 			memset(want, 0, bytes);
 			for (h = 0; h < nh; h++)
-				spec_set(want, nbits, ks[kk], hashes[h]);
+				ref_add_hash(want, nbits, ks[kk], hashes[h]);
 			bloom_prepare(&p, nbits, ks[kk]);
 			for (sc = 0; sc < 4; sc++)
 			{
@@ -2259,7 +2087,7 @@ test_prepared(void)
 			for (h = 0; h < 3000; h++)
 			{
 				uint32_t	x = hashes[h],
-							delta = spec_delta(x);
+							delta = ref_delta(x);
 				unsigned	j;
 
 				for (j = 0; j < 6; j++, x += delta)
@@ -2269,7 +2097,7 @@ test_prepared(void)
 			for (h = 0; h < 3000; h++)
 			{
 				uint32_t	x = hashes[h],
-							delta = spec_delta(x);
+							delta = ref_delta(x);
 				unsigned	j;
 
 				for (j = 0; j < 6; j++, x += delta)
