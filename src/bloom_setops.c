@@ -10,8 +10,13 @@
 
 #include <string.h>
 
-void
-bloom_union_into(uint8_t *dst, const uint8_t *src, size_t len)
+/*
+ * dst op= src over the bit arrays (all but the final k byte).  Inlined into
+ * each caller with intersect a constant, so each gets its own branch-free
+ * loop.
+ */
+static inline void
+combine_into(uint8_t *dst, const uint8_t *src, size_t len, bool intersect)
 {
 	size_t		nbytes = len < 1 ? 0 : len - 1;
 	size_t		i = 0;
@@ -23,29 +28,21 @@ bloom_union_into(uint8_t *dst, const uint8_t *src, size_t len)
 
 		memcpy(&d, dst + i, sizeof(d));
 		memcpy(&s, src + i, sizeof(s));
-		d |= s;
+		d = intersect ? d & s : d | s;
 		memcpy(dst + i, &d, sizeof(d));
 	}
 	for (; i < nbytes; i++)
-		dst[i] |= src[i];
+		dst[i] = intersect ? dst[i] & src[i] : dst[i] | src[i];
+}
+
+void
+bloom_union_into(uint8_t *dst, const uint8_t *src, size_t len)
+{
+	combine_into(dst, src, len, false);
 }
 
 void
 bloom_intersect_into(uint8_t *dst, const uint8_t *src, size_t len)
 {
-	size_t		nbytes = len < 1 ? 0 : len - 1;
-	size_t		i = 0;
-
-	for (; nbytes - i >= 8; i += 8)
-	{
-		uint64_t	d,
-					s;
-
-		memcpy(&d, dst + i, sizeof(d));
-		memcpy(&s, src + i, sizeof(s));
-		d &= s;
-		memcpy(dst + i, &d, sizeof(d));
-	}
-	for (; i < nbytes; i++)
-		dst[i] &= src[i];
+	combine_into(dst, src, len, true);
 }
