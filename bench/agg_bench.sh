@@ -129,18 +129,7 @@ bf_ensure_deps
 bf_mktemp_dir WORK
 
 if [ -n "$BUILD" ]; then
-	bf_log "building (log: $WORK/build.log)"
-	if ! bf_make >"$WORK/build.log" 2>&1; then
-		tail -n 40 "$WORK/build.log" >&2
-		bf_err "make failed"
-		exit 1
-	fi
-	bf_log "installing"
-	if ! bf_make_install >>"$WORK/build.log" 2>&1; then
-		tail -n 40 "$WORK/build.log" >&2
-		bf_err "make install failed"
-		exit 1
-	fi
+	bench_build_install "$WORK/build.log"
 else
 	bf_log "--no-build: using the installed extension"
 fi
@@ -162,12 +151,7 @@ psql_c() {
 
 # Shared buffers big enough to hold both tables and the index (about 70 bytes
 # a row; room to spare), at least 1 GB.
-est_mb=$(((KEYS + GROUP_ROWS) * 100 / 1048576 + 256))
-SB_MB=$((est_mb > 1024 ? est_mb : 1024))
-mem_kb=$(bench_mem_kb)
-if [ "$((SB_MB * 1024))" -gt "$((mem_kb * 6 / 10))" ]; then
-	bf_warn "shared_buffers = ${SB_MB}MB is over 60% of this machine's RAM; results may include swapping or reads"
-fi
+SB_MB=$(bench_shared_buffers_mb $(((KEYS + GROUP_ROWS) * 100 / 1048576 + 256)) 1024)
 
 bf_log "configuring the cluster: shared_buffers = ${SB_MB}MB, jit off, no huge pages, restart"
 psql_c "ALTER SYSTEM SET shared_buffers = '${SB_MB}MB'" >/dev/null
@@ -367,15 +351,7 @@ if [ "$(wc -l <"$WORK/timing.runs")" -ne $((REPS * ${#CONFIGS[@]} * ${#QUERIES[@
 fi
 
 # per cfg|q: median|min|max wall, median cpu/wall
-awk -F'|' '
-	function median(arr, m,   i, j, x) {
-		for (i = 2; i <= m; i++) {
-			x = arr[i]
-			for (j = i - 1; j >= 1 && arr[j] > x; j--) arr[j + 1] = arr[j]
-			arr[j + 1] = x
-		}
-		return (m % 2) ? arr[(m + 1) / 2] : (arr[m / 2] + arr[m / 2 + 1]) / 2
-	}
+awk -F'|' "$BENCH_AWK_MEDIAN"'
 	{ k = $2 "|" $3; n[k]++; w[k, n[k]] = $5; c[k, n[k]] = ($5 > 0 ? $6 / $5 : 0) }
 	END {
 		for (k in n) {

@@ -119,18 +119,7 @@ bf_ensure_deps
 bf_mktemp_dir WORK
 
 if [ -n "$BUILD" ]; then
-	bf_log "building (log: $WORK/build.log)"
-	if ! bf_make >"$WORK/build.log" 2>&1; then
-		tail -n 40 "$WORK/build.log" >&2
-		bf_err "make failed"
-		exit 1
-	fi
-	bf_log "installing"
-	if ! bf_make_install >>"$WORK/build.log" 2>&1; then
-		tail -n 40 "$WORK/build.log" >&2
-		bf_err "make install failed"
-		exit 1
-	fi
+	bench_build_install "$WORK/build.log"
 else
 	bf_log "--no-build: using the installed extension"
 fi
@@ -143,12 +132,7 @@ bf_cluster_start
 
 # The probe table is about 65 bytes a row; shared buffers hold it with room
 # to spare, at least 512 MB.
-est_mb=$((KEYS * 80 / 1048576 + 128))
-SB_MB=$((est_mb > 512 ? est_mb : 512))
-mem_kb=$(bench_mem_kb)
-if [ "$((SB_MB * 1024))" -gt "$((mem_kb * 6 / 10))" ]; then
-	bf_warn "shared_buffers = ${SB_MB}MB is over 60% of this machine's RAM; timings may include reads"
-fi
+SB_MB=$(bench_shared_buffers_mb $((KEYS * 80 / 1048576 + 128)) 512)
 bf_log "configuring the cluster: shared_buffers = ${SB_MB}MB, jit off, serial plans; restarting"
 psql_c "ALTER SYSTEM SET shared_buffers = '${SB_MB}MB'" >/dev/null
 # JIT's compile time (tens of ms, varying) would blur a comparison of

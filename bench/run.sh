@@ -272,8 +272,7 @@ if [ -n "$DO_SQL" ]; then
 	STEP=$((KEYS / HALF))
 
 	if [ -z "$quick" ]; then
-		est_mb=$((KEYS * 200 / 1048576 + 256))
-		SB_MB=$((est_mb > 1024 ? est_mb : 1024))
+		SB_MB=$(bench_shared_buffers_mb $((KEYS * 200 / 1048576 + 256)) 1024)
 		bf_log "configuring: shared_buffers = ${SB_MB}MB, jit off, restart"
 		psql_c "ALTER SYSTEM SET shared_buffers = '${SB_MB}MB'" >/dev/null
 	fi

@@ -16,11 +16,18 @@
 #                            so far (from /proc/stat), for bench_cpu_share
 #   bench_cpu_share A B      from two bench_cpu_ticks readings: "busy% steal%"
 #   bench_stats              stdin "key|value" lines -> "key|median|min|max|n"
+#   BENCH_AWK_MEDIAN         awk source of median(arr, m), for other awk
+#                            programs to start with
 #   bench_ratio A B          A / B with 2 decimals
 #   bench_need_int OPT V [MIN]  exit 2 unless V is an integer >= MIN (default 1)
 #   bench_split_opts 'OPT...' ARG...  ARG... in BENCH_ARGS, each "OPT=V" of
 #                            the options named split into "OPT" "V"; then
 #                            set -- "${BENCH_ARGS[@]}"
+#   bench_build_install LOG  make and make install, output to LOG; on a
+#                            failure, its tail and exit 1 (needs
+#                            scripts/lib.sh)
+#   bench_shared_buffers_mb EST MIN  the larger of EST and MIN (MB), with a
+#                            warning when that is over 60% of the RAM
 #
 # Every figure these functions print comes from the machine at the time
 # they run; nothing is hard-coded.
@@ -83,16 +90,20 @@ bench_cpu_share() {
 		'BEGIN {if (t <= 0) print "? ?"; else printf "%.0f%% %.1f%%\n", 100 * b / t, 100 * s / t}'
 }
 
-bench_stats() {
-	awk -F'|' '
-		function median(arr, m,   i, j, x) {
-			for (i = 2; i <= m; i++) {
-				x = arr[i]
-				for (j = i - 1; j >= 1 && arr[j] > x; j--) arr[j + 1] = arr[j]
-				arr[j + 1] = x
-			}
-			return (m % 2) ? arr[(m + 1) / 2] : (arr[m / 2] + arr[m / 2 + 1]) / 2
+# An awk function for awk programs to start with: median(arr, m) of
+# arr[1..m], which it leaves sorted (so arr[1] and arr[m] are min and max).
+BENCH_AWK_MEDIAN='
+	function median(arr, m,   i, j, x) {
+		for (i = 2; i <= m; i++) {
+			x = arr[i]
+			for (j = i - 1; j >= 1 && arr[j] > x; j--) arr[j + 1] = arr[j]
+			arr[j + 1] = x
 		}
+		return (m % 2) ? arr[(m + 1) / 2] : (arr[m / 2] + arr[m / 2 + 1]) / 2
+	}'
+
+bench_stats() {
+	awk -F'|' "$BENCH_AWK_MEDIAN"'
 		NF >= 2 && $2 != "" { n[$1]++; v[$1, n[$1]] = $2 + 0 }
 		END {
 			for (k in n) {
@@ -140,4 +151,27 @@ bench_split_opts() {
 		fi
 		BENCH_ARGS+=("$arg")
 	done
+}
+
+bench_build_install() {
+	bf_log "building (log: $1)"
+	if ! bf_make >"$1" 2>&1; then
+		tail -n 40 "$1" >&2
+		bf_err "make failed"
+		exit 1
+	fi
+	bf_log "installing"
+	if ! bf_make_install >>"$1" 2>&1; then
+		tail -n 40 "$1" >&2
+		bf_err "make install failed"
+		exit 1
+	fi
+}
+
+bench_shared_buffers_mb() {
+	local mb=$(($1 > $2 ? $1 : $2))
+	if [ "$((mb * 1024))" -gt "$(($(bench_mem_kb) * 6 / 10))" ]; then
+		bf_warn "shared_buffers = ${mb}MB is over 60% of this machine's RAM; timings may include swapping or reads"
+	fi
+	echo "$mb"
 }
