@@ -116,6 +116,30 @@ record_counted() {
 	fi
 }
 
+# run_suite [--note NOTE] NAME LABEL LOG CMD...: run CMD, then record NAME
+# from its last "LABEL: N passed, N failed" line.
+run_suite() {
+	local note='' name label log rc=0
+	if [ "$1" = --note ]; then
+		note=$2
+		shift 2
+	fi
+	name=$1 label=$2 log=$3
+	shift 3
+	run_logged "$log" "$@" || rc=$?
+	record_counted "$name" "$label" "$rc" "$log" "$note"
+}
+
+# cluster_suite NAME LABEL LOG CMD...: run_suite, or a failure of NAME
+# when the cluster did not start.
+cluster_suite() {
+	if [ -z "$cluster_ok" ]; then
+		record "$1" 0 1 "not run: no cluster"
+	else
+		run_suite "$@"
+	fi
+}
+
 crash_note() {
 	case $1 in
 	124) echo "TIMED OUT after ${STAGE_TIMEOUT}s;" ;;
@@ -165,23 +189,17 @@ tail -n 3 "$LOGDIR/install.log"
 # ---- 3b. the module exports only its SQL-callable functions -----------------
 
 stage "exported symbols (test/exports_test.sh)"
-rc=0
-run_logged "$LOGDIR/exports.log" test/exports_test.sh || rc=$?
-record_counted "exports" exports "$rc" "$LOGDIR/exports.log"
+run_suite "exports" exports "$LOGDIR/exports.log" test/exports_test.sh
 
 # ---- 4. unit tests ---------------------------------------------------------
 
 stage "unit tests (make unittest)"
-rc=0
-run_logged "$LOGDIR/unit.log" "${MAKE[@]}" unittest || rc=$?
-record_counted "unit" unit "$rc" "$LOGDIR/unit.log"
+run_suite "unit" unit "$LOGDIR/unit.log" "${MAKE[@]}" unittest
 
 # ---- 4b. the same unit tests under AddressSanitizer + UBSan ------------------
 
 stage "unit tests under AddressSanitizer + UBSan (make unittest-sanitize)"
-rc=0
-run_logged "$LOGDIR/unit-sanitize.log" "${MAKE[@]}" unittest-sanitize || rc=$?
-record_counted "unit (ASan+UBSan)" unit "$rc" "$LOGDIR/unit-sanitize.log"
+run_suite "unit (ASan+UBSan)" unit "$LOGDIR/unit-sanitize.log" "${MAKE[@]}" unittest-sanitize
 
 # ---- 4c. fuzz smoke: each libFuzzer target for a fixed number of runs -------
 
@@ -264,13 +282,6 @@ fi
 
 # ---- 8. SQL against LevelDB: test vectors, random export ----------------------
 
-# sql_diff_suite NAME LOG OUTDIR [NOTE]
-sql_diff_suite() {
-	local name=$1 log=$2 dir=$3 note=${4:-} rc=0
-	run_logged "$log" test/sql_diff.sh "$dir" || rc=$?
-	record_counted "$name" sql-diff "$rc" "$log" "$note"
-}
-
 stage "sql-diff: test vectors (test/data/vectors)"
 if [ -z "$cluster_ok" ]; then
 	record "sql-diff vectors" 0 1 "not run: no cluster"
@@ -285,7 +296,7 @@ else
 	if [ "$rc" -ne 0 ]; then
 		record "sql-diff vectors" 0 1 "$(crash_note "$rc" "export with test/unit/vectors2tsv failed")"
 	else
-		sql_diff_suite "sql-diff vectors" "$LOGDIR/sqldiff-vectors.log" "$vec_out"
+		run_suite "sql-diff vectors" sql-diff "$LOGDIR/sqldiff-vectors.log" test/sql_diff.sh "$vec_out"
 	fi
 fi
 
@@ -311,7 +322,8 @@ else
 	if [ "$rc" -ne 0 ]; then
 		record "sql-diff leveldb-random" 0 1 "$(crash_note "$rc" "leveldb_diff export-sql failed") seed $seed"
 	else
-		sql_diff_suite "sql-diff leveldb-random" "$LOGDIR/sqldiff-random.log" "$rnd_out" "seed $seed"
+		run_suite --note "seed $seed" "sql-diff leveldb-random" sql-diff "$LOGDIR/sqldiff-random.log" \
+			test/sql_diff.sh "$rnd_out"
 	fi
 fi
 
@@ -326,32 +338,20 @@ else
 	if [ "$rc" -ne 0 ]; then
 		record "scale-diff" 0 1 "$(crash_note "$rc" "building test/leveldb/leveldb_diff failed")"
 	else
-		run_logged "$LOGDIR/scale-diff.log" test/scale_diff.sh || rc=$?
-		record_counted "scale-diff" scale-diff "$rc" "$LOGDIR/scale-diff.log"
+		run_suite "scale-diff" scale-diff "$LOGDIR/scale-diff.log" test/scale_diff.sh
 	fi
 fi
 
 # ---- 9. a cancel stops a long final function -----------------------------------
 
 stage "cancel: statement_timeout and pg_cancel_backend inside bloom_agg's final"
-if [ -z "$cluster_ok" ]; then
-	record "cancel" 0 1 "not run: no cluster"
-else
-	rc=0
-	run_logged "$LOGDIR/cancel.log" test/cancel_test.sh || rc=$?
-	record_counted "cancel" cancel "$rc" "$LOGDIR/cancel.log"
-fi
+cluster_suite "cancel" cancel "$LOGDIR/cancel.log" test/cancel_test.sh
 
 # ---- 9b. pg_dump / pg_restore keep the filter bytes ------------------------------
 
 stage "dump-restore: pg_dump and pg_restore, plain and custom format"
-if [ -z "$cluster_ok" ]; then
-	record "dump-restore" 0 1 "not run: no cluster"
-else
-	rc=0
-	BLOOM_PG_BINDIR=$(bf_pg_bindir) run_logged "$LOGDIR/dump-restore.log" test/dump_restore_test.sh || rc=$?
-	record_counted "dump-restore" dump-restore "$rc" "$LOGDIR/dump-restore.log"
-fi
+BLOOM_PG_BINDIR=$(bf_pg_bindir) cluster_suite "dump-restore" dump-restore "$LOGDIR/dump-restore.log" \
+	test/dump_restore_test.sh
 
 # ---- 9c. random SQL (sqlsmith, on a throw-away cluster of its own) ------------
 
@@ -364,9 +364,7 @@ record_counted "sqlsmith" sqlsmith "$rc" "$LOGDIR/sqlsmith.log" "$smith_seed"
 # ---- 9d. memory: probing is flat, bloom_agg needs only what it documents ----
 
 stage "memory: a backend's peak while probing and aggregating (test/memory_check.sh)"
-rc=0
-run_logged "$LOGDIR/memory.log" test/memory_check.sh || rc=$?
-record_counted "memory" memory "$rc" "$LOGDIR/memory.log"
+run_suite "memory" memory "$LOGDIR/memory.log" test/memory_check.sh
 
 # ---- 9e. benchmark smoke test: it runs, and its filters are identical ------
 
@@ -374,9 +372,7 @@ record_counted "memory" memory "$rc" "$LOGDIR/memory.log"
 # identity it reports (core vs libleveldb, parallel vs serial, joins with
 # and without the pre-check), never the times.
 stage "bench smoke: bench/run.sh --quick (own cluster)"
-rc=0
-run_logged "$LOGDIR/bench-smoke.log" bench/run.sh --quick --no-build || rc=$?
-record_counted "bench smoke" bench-smoke "$rc" "$LOGDIR/bench-smoke.log"
+run_suite "bench smoke" bench-smoke "$LOGDIR/bench-smoke.log" bench/run.sh --quick --no-build
 
 # ---- 10. stop, summary ---------------------------------------------------------
 
