@@ -71,11 +71,12 @@ psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE DATABASE $db"
 q <<SQL
 CREATE EXTENSION bloomfilter;
 CREATE TABLE keys AS
-  SELECT i::text || ':' || substr(md5(i::text), 1, i % 8) AS k
-    FROM generate_series(1, $KEYS) i
+  WITH distinct_keys AS (
+    SELECT i, i::text || ':' || substr(md5(i::text), 1, i % 8) AS k
+      FROM generate_series(1, $KEYS) i)
+  SELECT k FROM distinct_keys
   UNION ALL
-  SELECT i::text || ':' || substr(md5(i::text), 1, i % 8)
-    FROM generate_series(1000, $KEYS, 1000) i;
+  SELECT k FROM distinct_keys WHERE i % 1000 = 0;
 ANALYZE keys;
 SQL
 q -c "\\copy (SELECT k FROM keys) TO '$WORK/keys.txt'"
