@@ -68,24 +68,10 @@ finish() {
 	check_summary concurrency
 }
 
-WORK=
-bf_mktemp_dir WORK
-chmod 755 "$WORK"
-if ! bf_cluster_start >"$WORK/cluster.log" 2>&1; then
-	cat "$WORK/cluster.log"
-	fail "could not start a throw-away cluster"
-	finish
-	exit 1
-fi
+start_test_cluster concurrency
 BIN=$(bf_pg_bindir)
 PSQL=("$BIN/psql" -X -q -v ON_ERROR_STOP=1)
 q() { "${PSQL[@]}" -At -c "$1"; }
-
-if [ "$(q "SELECT count(*) FROM pg_available_extensions WHERE name = 'bloomfilter'")" != 1 ]; then
-	fail "the bloomfilter extension is not installed (run make install)"
-	finish
-	exit 1
-fi
 
 "${PSQL[@]}" <<'SQL'
 CREATE EXTENSION bloomfilter;

@@ -72,22 +72,8 @@ finish() {
 	check_summary memory
 }
 
-WORK=
-bf_mktemp_dir WORK
-chmod 755 "$WORK"
-if ! bf_cluster_start >"$WORK/cluster.log" 2>&1; then
-	cat "$WORK/cluster.log"
-	fail "could not start a throw-away cluster"
-	finish
-	exit 1
-fi
+start_test_cluster memory
 PSQL=("$(bf_pg_bindir)/psql" -X -q -v ON_ERROR_STOP=1)
-
-if [ "$("${PSQL[@]}" -At -c "SELECT count(*) FROM pg_available_extensions WHERE name = 'bloomfilter'")" != 1 ]; then
-	fail "the bloomfilter extension is not installed (run make install)"
-	finish
-	exit 1
-fi
 
 # mem.sh reset|read PID LABEL: one line "LABEL reset|read ok VmHWM VmRSS RssAnon" (kB)
 cat >"$WORK/mem.sh" <<'EOF'

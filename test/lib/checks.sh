@@ -6,6 +6,10 @@
 #   fail MESSAGE           count a failed check and print it
 #   check_summary LABEL    print "LABEL: N passed, N failed", the line
 #                          scripts/test.sh reads; false if any check failed
+#   start_test_cluster LABEL  (needs scripts/lib.sh) a throw-away cluster
+#                          where the extension is available, and WORK, a
+#                          temporary directory the server may read; if not,
+#                          a failed check, the summary, and exit 1
 
 passed=0
 failed=0
@@ -20,4 +24,20 @@ fail() {
 check_summary() {
 	echo "$1: $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
+}
+start_test_cluster() {
+	WORK=
+	bf_mktemp_dir WORK
+	chmod 755 "$WORK"
+	if ! bf_cluster_start >"$WORK/cluster.log" 2>&1; then
+		cat "$WORK/cluster.log"
+		fail "could not start a throw-away cluster"
+		check_summary "$1"
+		exit 1
+	fi
+	if [ "$("$(bf_pg_bindir)/psql" -X -q -At -c "SELECT count(*) FROM pg_available_extensions WHERE name = 'bloomfilter'")" != 1 ]; then
+		fail "the bloomfilter extension is not installed (run make install)"
+		check_summary "$1"
+		exit 1
+	fi
 }
