@@ -43,7 +43,7 @@ test/unit/test_core: test/unit/test_core.c test/unit/vectors.c test/unit/vectors
 unittest: test/unit/test_core
 	test/unit/test_core test/data/vectors
 
-test/unit/vectors2tsv: test/unit/vectors2tsv.c test/unit/vectors.c test/unit/vectors.h $(CORE_SRCS) src/bloom_core.h
+test/unit/vectors2tsv: test/unit/vectors2tsv.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) src/bloom_core.h
 	$(TEST_CC) $(TEST_CFLAGS) -Isrc -o $@ test/unit/vectors2tsv.c test/unit/vectors.c $(CORE_SRCS) -lm
 
 # The core is C and is compiled as C, into objects of its own: PGXS's

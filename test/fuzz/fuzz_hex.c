@@ -17,18 +17,6 @@
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int
-ref_hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bloom_status
 ref_check(const char *t, size_t n)
 {

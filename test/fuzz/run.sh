@@ -135,7 +135,7 @@ total_execs=0
 # ---- seed corpus from the LevelDB vectors ----------------------------------
 
 corpus_tool=$BUILD/make_corpus
-corpus_deps=(test/fuzz/make_corpus.c test/unit/vectors.c test/unit/vectors.h "${CORE_DEPS[@]}")
+corpus_deps=(test/fuzz/make_corpus.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h "${CORE_DEPS[@]}")
 if needs_build "$corpus_tool" "${corpus_deps[@]}"; then
 	"$FUZZ_CC" -std=gnu11 -O1 -g -Wall -Wextra -Werror -Isrc -Itest/unit \
 		-o "$corpus_tool" test/fuzz/make_corpus.c test/unit/vectors.c "${CORE_SRCS[@]}" -lm

@@ -27,6 +27,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* ---- hex digits --------------------------------------------------------- */
+
+/* The value of a hex digit of either case, or -1. */
+static inline int
+ref_hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* ---- Hash (util/hash.cc) ---------------------------------------------- */
 
 /*

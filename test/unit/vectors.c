@@ -5,6 +5,7 @@
 #define _GNU_SOURCE				/* getline, asprintf */
 
 #include "vectors.h"
+#include "../lib/bloom_reference.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -84,6 +85,20 @@ static void
 add_error(vec_set *set, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* vasprintf, or exit: the messages are all the parser reports */
+static char *
+xvasprintf(const char *fmt, va_list ap)
+{
+	char	   *msg;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+	{
+		fprintf(stderr, "vectors: out of memory\n");
+		exit(2);
+	}
+	return msg;
+}
+
 static void
 add_error(vec_set *set, const char *fmt, ...)
 {
@@ -91,11 +106,7 @@ add_error(vec_set *set, const char *fmt, ...)
 	char	   *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-	{
-		fprintf(stderr, "vectors: out of memory\n");
-		exit(2);
-	}
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	set->errors = xrealloc(set->errors, (set->nerrors + 1) * sizeof(char *));
 	set->errors[set->nerrors++] = msg;
@@ -134,11 +145,7 @@ parse_error(vec_parser *p, const char *fmt, ...)
 	char	   *msg;
 
 	va_start(ap, fmt);
-	if (vasprintf(&msg, fmt, ap) < 0)
-	{
-		fprintf(stderr, "vectors: out of memory\n");
-		exit(2);
-	}
+	msg = xvasprintf(fmt, ap);
 	va_end(ap);
 	if (p->in_case && !p->skipping)
 	{
@@ -152,18 +159,6 @@ parse_error(vec_parser *p, const char *fmt, ...)
 	else
 		add_error(p->set, "%s:%ld: %s", p->file->name, p->lineno, msg);
 	free(msg);
-}
-
-static int
-hex_nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 /* A byte string field: hex digits, or "-" for the empty string. */
@@ -182,13 +177,13 @@ parse_bytes(const char *s, vec_bytes *out)
 	if (n == 0 || n % 2 != 0)
 		return false;
 	for (i = 0; i < n; i++)
-		if (hex_nibble(s[i]) < 0)
+		if (ref_hex_value(s[i]) < 0)
 			return false;
 	out->len = n / 2;
 	out->data = xrealloc(NULL, out->len);
 	for (i = 0; i < out->len; i++)
-		out->data[i] = (uint8_t) (hex_nibble(s[2 * i]) << 4 |
-								  hex_nibble(s[2 * i + 1]));
+		out->data[i] = (uint8_t) (ref_hex_value(s[2 * i]) << 4 |
+								  ref_hex_value(s[2 * i + 1]));
 	return true;
 }
 
