@@ -9,67 +9,78 @@ EXTENSION = bloomfilter
 MODULE_big = bloomfilter
 DATA = bloomfilter--1.0.sql
 
-CORE_OBJS = src/bloom_hash.o src/bloom_filter.o src/bloom_hex.o src/bloom_state.o \
-	src/bloom_stats.o src/bloom_setops.o
+# src/core: the PostgreSQL-free core (no PostgreSQL header); src/pg: the
+# SQL-facing glue that calls it.
+CORE_OBJS = src/core/bloom_hash.o src/core/bloom_filter.o src/core/bloom_hex.o \
+	src/core/bloom_state.o src/core/bloom_stats.o src/core/bloom_setops.o
 OBJS = $(CORE_OBJS) \
-	src/bloom_pg.o src/bloomfilter_io.o src/bloom_agg_state.o src/bloom_agg.o \
-	src/bloom_probe.o src/bloom_filter_cache.o src/bloomfilter_ops.o src/bloom_combine.o \
-	src/bloom_info.o
+	src/pg/bloom_pg.o src/pg/bloom_type_io.o src/pg/bloom_type_ops.o \
+	src/pg/bloom_agg_state.o src/pg/bloom_agg.o src/pg/bloom_probe.o \
+	src/pg/bloom_filter_cache.o src/pg/bloom_combine.o src/pg/bloom_info.o
 
-REGRESS = bloomfilter_type bloom_agg bloom_probe bloom_agg_state bloom_agg_parallel bad_input \
+REGRESS = bloomfilter_type bloom_agg bloom_agg_contexts bloom_probe bloom_agg_state bloom_agg_parallel bad_input \
 	bloomfilter_cast bloomfilter_eq bloom_info bloom_combine
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CFLAGS += -Wall -Wextra
+# Recursive, so $(srcdir) is PGXS's: the source tree in a VPATH build.
+PG_CPPFLAGS = -I$(srcdir)/src/core -I$(srcdir)/src/pg
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # PGXS tracks no header dependencies (autodepend is off in Debian's build).
-$(OBJS): $(wildcard src/*.h)
+$(OBJS): $(wildcard $(srcdir)/src/*/*.h)
+
+# A VPATH build (Debian's pg_buildext builds in build-N/) writes the
+# objects below the build directory, whose subdirectories nothing else makes.
+ifdef VPATH
+$(shell mkdir -p src/core src/pg)
+endif
 
 # ---- server-free tests of the core -------------------------------------
 
 CORE_SRCS = $(CORE_OBJS:.o=.c)
+CORE_HDRS = $(wildcard src/core/*.h)
 TEST_CC ?= cc
 TEST_CXX ?= c++
 TEST_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror
 TEST_CXXFLAGS ?= -std=gnu++17 -O2 -g -Wall -Wextra -Werror
 
-test/unit/test_core: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) src/bloom_core.h src/bloom_state.h src/bloom_stats.h src/bloom_setops.h
-	$(TEST_CC) $(TEST_CFLAGS) -Isrc -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS) -lm
+test/unit/test_core: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) $(CORE_HDRS)
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS) -lm
 
 unittest: test/unit/test_core
 	test/unit/test_core test/data/vectors
 
-test/unit/vectors2tsv: test/unit/vectors2tsv.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) src/bloom_core.h
-	$(TEST_CC) $(TEST_CFLAGS) -Isrc -o $@ test/unit/vectors2tsv.c test/unit/vectors.c $(CORE_SRCS) -lm
+test/unit/vectors2tsv: test/unit/vectors2tsv.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) $(CORE_HDRS)
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ test/unit/vectors2tsv.c test/unit/vectors.c $(CORE_SRCS) -lm
 
 # The core is C and is compiled as C, into objects of its own: PGXS's
-# src/*.o carry the server's flags and must not be mixed in.
-LEVELDB_DIFF_CORE_OBJS = $(patsubst src/%.c,test/leveldb/obj/%.o,$(CORE_SRCS))
+# src/core/*.o carry the server's flags and must not be mixed in.
+LEVELDB_DIFF_CORE_OBJS = $(patsubst src/core/%.c,test/leveldb/obj/%.o,$(CORE_SRCS))
 
-$(LEVELDB_DIFF_CORE_OBJS): test/leveldb/obj/%.o: src/%.c src/bloom_core.h src/bloom_state.h
+$(LEVELDB_DIFF_CORE_OBJS): test/leveldb/obj/%.o: src/core/%.c $(CORE_HDRS)
 	@mkdir -p $(@D)
-	$(TEST_CC) $(TEST_CFLAGS) -Isrc -c -o $@ $<
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -c -o $@ $<
 
-test/leveldb/leveldb_diff: test/leveldb/leveldb_diff.cc src/bloom_core.h $(LEVELDB_DIFF_CORE_OBJS)
-	$(TEST_CXX) $(TEST_CXXFLAGS) -Isrc -o $@ test/leveldb/leveldb_diff.cc $(LEVELDB_DIFF_CORE_OBJS) -lleveldb
+test/leveldb/leveldb_diff: test/leveldb/leveldb_diff.cc $(CORE_HDRS) $(LEVELDB_DIFF_CORE_OBJS)
+	$(TEST_CXX) $(TEST_CXXFLAGS) -Isrc/core -o $@ test/leveldb/leveldb_diff.cc $(LEVELDB_DIFF_CORE_OBJS) -lleveldb
 
 leveldbtest: test/leveldb/leveldb_diff
 	test/leveldb/leveldb_diff check
 
 # The core against libleveldb, for speed (bench/run.sh).  The core is
 # compiled with the flags PGXS compiles the extension with.
-BENCH_CORE_OBJS = $(patsubst src/%.c,bench/obj/%.o,$(CORE_SRCS))
+BENCH_CORE_OBJS = $(patsubst src/core/%.c,bench/obj/%.o,$(CORE_SRCS))
 
-$(BENCH_CORE_OBJS): bench/obj/%.o: src/%.c src/bloom_core.h src/bloom_state.h src/bloom_stats.h src/bloom_setops.h
+$(BENCH_CORE_OBJS): bench/obj/%.o: src/core/%.c $(CORE_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Isrc -c -o $@ $<
+	$(CC) $(CFLAGS) -Isrc/core -c -o $@ $<
 
-bench/core_bench: bench/core_bench.cc src/bloom_core.h $(BENCH_CORE_OBJS)
-	$(TEST_CXX) $(TEST_CXXFLAGS) -Isrc -o $@ bench/core_bench.cc $(BENCH_CORE_OBJS) -lleveldb
+bench/core_bench: bench/core_bench.cc $(CORE_HDRS) $(BENCH_CORE_OBJS)
+	$(TEST_CXX) $(TEST_CXXFLAGS) -Isrc/core -o $@ bench/core_bench.cc $(BENCH_CORE_OBJS) -lleveldb
 
 # The same unit tests under AddressSanitizer (with LeakSanitizer) and UBSan,
 # in a binary of their own.  Any report stops the run with a non-zero exit.
@@ -77,8 +88,8 @@ SANITIZE_CC ?= clang
 SANITIZE_CFLAGS ?= -std=gnu11 -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-test/unit/test_core_sanitize: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) src/bloom_core.h src/bloom_state.h src/bloom_stats.h src/bloom_setops.h
-	$(SANITIZE_CC) $(SANITIZE_CFLAGS) -Isrc -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS) -lm
+test/unit/test_core_sanitize: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) $(CORE_HDRS)
+	$(SANITIZE_CC) $(SANITIZE_CFLAGS) -Isrc/core -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS) -lm
 
 unittest-sanitize: test/unit/test_core_sanitize
 	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0 \

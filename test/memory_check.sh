@@ -25,7 +25,7 @@
 #   bloom_agg  the growth beyond the state's hashes (4 bytes a key), the
 #              result filter (10 bits a key) and the final function's
 #              scratch space (half the filter, 4 to 64 MB, for filters of
-#              4 MB and more; bloom_set_scratch_size in src/bloom_filter.c)
+#              4 MB and more; bloom_set_scratch_size in src/core/bloom_filter.c)
 #              is the same for both row counts
 #              (within 8 MB): nothing else grows with the rows.
 #

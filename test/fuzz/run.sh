@@ -110,12 +110,12 @@ mkdir -p "$BUILD" "$ARTIFACTS"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-fuzz.XXXXXX")
 trap 'rm -rf -- "$WORK"; rmdir "$ARTIFACTS" 2>/dev/null || true' EXIT
 
-CORE_SRCS=(src/bloom_hash.c src/bloom_filter.c src/bloom_hex.c src/bloom_state.c
-	src/bloom_stats.c src/bloom_setops.c)
-CORE_DEPS=("${CORE_SRCS[@]}" src/bloom_core.h src/bloom_state.h src/bloom_stats.h
-	src/bloom_setops.h)
+CORE_SRCS=(src/core/bloom_hash.c src/core/bloom_filter.c src/core/bloom_hex.c src/core/bloom_state.c
+	src/core/bloom_stats.c src/core/bloom_setops.c)
+CORE_DEPS=("${CORE_SRCS[@]}" src/core/bloom_core.h src/core/bloom_state.h src/core/bloom_stats.h
+	src/core/bloom_setops.h)
 CFLAGS=(-std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc)
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc/core)
 
 # needs_build OUT SRC...: OUT is missing or older than a source.
 needs_build() {
@@ -137,7 +137,7 @@ total_execs=0
 corpus_tool=$BUILD/make_corpus
 corpus_deps=(test/fuzz/make_corpus.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h "${CORE_DEPS[@]}")
 if needs_build "$corpus_tool" "${corpus_deps[@]}"; then
-	"$FUZZ_CC" -std=gnu11 -O1 -g -Wall -Wextra -Werror -Isrc -Itest/unit \
+	"$FUZZ_CC" -std=gnu11 -O1 -g -Wall -Wextra -Werror -Isrc/core -Itest/unit \
 		-o "$corpus_tool" test/fuzz/make_corpus.c test/unit/vectors.c "${CORE_SRCS[@]}" -lm
 fi
 mkdir -p "$WORK/seeds"

@@ -7,7 +7,7 @@
  * First every LevelDB known-answer vector (test/data/vectors), then edge
  * cases the vectors cannot reach: sizes near 2^64, filters beyond 2^32
  * bits, the text form and the aggregate state.  Expected values come from
- * the vectors or from the format's rules, restated independently of src/
+ * the vectors or from the format's rules, restated independently of src/core/
  * (sizes in 128-bit arithmetic, for instance) here and in the reference
  * implementations the fuzz targets share (test/lib/bloom_reference.h),
  * never from running the core.  Prints one line per failed check and ends with

@@ -1,5 +1,5 @@
 /*
- * bloomfilter_ops.c
+ * bloom_type_ops.c
  *		Equality and hashing of bloomfilter values, and the bytea cast.
  *
  * Two filters are equal when their bytes are: the same geometry and the

@@ -10,6 +10,7 @@
 
 #include "fmgr.h"
 
+#include "bloom_compat.h"
 #include "bloom_core.h"
 
 BLOOM_BEGIN_PRIVATE
@@ -51,8 +52,8 @@ extern const bytea *bloom_filter_arg_prepared(FunctionCallInfo fcinfo, int argno
 											  const bloom_prepared **prepared);
 
 /* Raise an ERROR for a failed core status, in the given input context. */
-extern void bloom_report_invalid(bloom_status status, int sqlstate,
-								 const char *what) pg_attribute_noreturn();
+pg_noreturn extern void bloom_report_invalid(bloom_status status, int sqlstate,
+											 const char *what);
 
 /* ERROR unless bits_per_key is one LevelDB accepts (>= 0). */
 extern void bloom_check_bits_per_key(int64 bits_per_key);

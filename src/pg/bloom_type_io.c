@@ -1,5 +1,5 @@
 /*
- * bloomfilter_io.c
+ * bloom_type_io.c
  *		Text and binary input/output of the bloomfilter type.
  *
  * The text form is bytea's hex form ("\x" and two digits a byte); the

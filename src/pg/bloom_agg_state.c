@@ -300,7 +300,7 @@ bloom_agg_state_in(PG_FUNCTION_ARGS)
 	/* base64 needs at most 3 bytes for 4 characters */
 	maxlen = pg_b64_dec_len((int) textlen);
 	bytes = palloc(maxlen);
-	len = pg_b64_decode(text, (int) textlen, (char *) bytes, maxlen);
+	len = pg_b64_decode(text, (int) textlen, (bloom_b64_binary *) bytes, maxlen);
 	if (len < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
@@ -332,7 +332,8 @@ bloom_agg_state_out(PG_FUNCTION_ARGS)
 	write_flat(flat, &view);
 	textlen = pg_b64_enc_len((int) len);
 	text = palloc(textlen + 1);
-	textlen = pg_b64_encode(VARDATA(flat), (int) len, text, textlen);
+	textlen = pg_b64_encode((const bloom_b64_binary *) VARDATA(flat), (int) len,
+							 text, textlen);
 	if (textlen < 0)
 		elog(ERROR, "could not encode bloom_agg state as base64");
 	text[textlen] = '\0';

@@ -1,0 +1,37 @@
+/*
+ * bloom_compat.h
+ *		Every difference between the PostgreSQL majors the glue builds
+ *		against (13 to 18), and only those, in one place.
+ *
+ * Include after postgres.h (bloom_pg.h does).  Each block names the major
+ * that changed, so that it can go when that major is the oldest supported.
+ */
+#ifndef BLOOM_COMPAT_H
+#define BLOOM_COMPAT_H
+
+#if PG_VERSION_NUM < 130000
+#error "bloomfilter needs PostgreSQL 13 or later"
+#endif
+
+/* 16 moved the varlena macros (VARSIZE, SET_VARSIZE, ...) out of postgres.h. */
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
+
+/*
+ * 18 replaced the trailing pg_attribute_noreturn() with a leading
+ * pg_noreturn.  Before 18 the attribute may lead a declaration as well, so
+ * declarations use the new spelling on every major.
+ */
+#if PG_VERSION_NUM < 180000
+#define pg_noreturn pg_attribute_noreturn()
+#endif
+
+/* 18's pg_b64_encode and pg_b64_decode take the binary side as uint8 *. */
+#if PG_VERSION_NUM >= 180000
+typedef uint8 bloom_b64_binary;
+#else
+typedef char bloom_b64_binary;
+#endif
+
+#endif							/* BLOOM_COMPAT_H */
