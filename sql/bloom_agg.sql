@@ -67,18 +67,6 @@ SELECT count(*) AS groups,
          AS same_as_alone
   FROM by_sort s JOIN by_hash h USING (g);
 
--- All groups' states share one memory context.  A context per state made a
--- hashed GROUP BY quadratic: the hash aggregate adds up the memory of every
--- child context for each new group.  Read while a cursor holds the hash
--- table of 1000 groups (the first FETCH has built it).
-SET enable_sort = off;
-BEGIN;
-DECLARE c CURSOR FOR SELECT g, bloom_agg(k, 10) FROM many_groups GROUP BY g;
-FETCH 1 FROM c \gset ignored_
-SELECT count(*) AS state_contexts
-  FROM pg_backend_memory_contexts WHERE name = 'bloom_agg states';
-COMMIT;
-RESET enable_sort;
 DROP TABLE by_sort, by_hash, many_groups;
 
 -- A window with ORDER BY: each row sees the filter of the rows so far,

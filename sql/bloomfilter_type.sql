@@ -61,10 +61,14 @@ SELECT p.oid::regprocedure AS function, p.proisstrict, p.provolatile, p.proparal
    AND (NOT p.proisstrict OR p.provolatile <> 'i' OR p.proparallel <> 's')
  ORDER BY p.oid::regprocedure::text;
 
--- Every object of the extension has a comment.
+-- Every object of the extension has a comment.  (16 and later also record
+-- each type's array type as a member; an array type has no comment of its
+-- own, so array types are left out on every major.)
 SELECT pg_describe_object(d.classid, d.objid, d.objsubid) AS uncommented
   FROM pg_depend d
   JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid
  WHERE e.extname = 'bloomfilter' AND d.deptype = 'e'
    AND obj_description(d.objid, d.classid::regclass::name) IS NULL
+   AND NOT (d.classid = 'pg_type'::regclass
+            AND (SELECT typcategory FROM pg_type WHERE oid = d.objid) = 'A')
  ORDER BY 1;
