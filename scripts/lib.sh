@@ -5,6 +5,7 @@
 #
 #   bf_ensure_deps [--leveldb] [--robustness] [--bench]
 #                                check (and as root install) Debian packages
+#   bf_ensure_packages PKG...    the same for a list of packages
 #   bf_make ARGS...              make with the PostgreSQL 15 pg_config
 #   bf_make_install              make install (through sudo when not root)
 #   bf_cluster_start             initdb + start a throw-away cluster, export PG*
@@ -89,6 +90,13 @@ bf_ensure_deps() {
 		esac
 	done
 
+	bf_ensure_packages "${want[@]}"
+}
+
+# bf_ensure_packages PKG...: check for Debian packages; as root install the
+# missing ones, otherwise print the command that would.
+bf_ensure_packages() {
+	local want=("$@")
 	if ! command -v dpkg-query >/dev/null 2>&1; then
 		bf_warn "dpkg-query not found (not Debian?): not checking for ${want[*]}"
 		return 0
