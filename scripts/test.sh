@@ -1,15 +1,28 @@
 #!/usr/bin/env bash
 #
-# scripts/test.sh -- build the extension and run every test suite, on a
-# throw-away PostgreSQL cluster.  This is what CI runs (.ci/run).
+# scripts/test.sh -- build the extension and run every test suite, on
+# throw-away PostgreSQL clusters.  CI runs `scripts/test.sh --pg all`
+# (.ci/run).
 #
-#   deps -> make (warnings are errors) -> make install -> make unittest
-#   -> make unittest-sanitize -> test/fuzz/run.sh (smoke)
-#   -> make leveldbtest -> start cluster -> make installcheck
-#   -> test/sql_diff.sh on the test vectors and on a fresh random LevelDB
-#      export -> test/cancel_test.sh -> test/dump_restore_test.sh
-#   -> test/sqlsmith_run.sh (own cluster) -> bench/run.sh --quick (own
-#      cluster) -> stop cluster -> summary
+#   scripts/test.sh              the host's PostgreSQL (15) only
+#   scripts/test.sh --pg 17      PostgreSQL 17 only, in a Debian chroot
+#   scripts/test.sh --pg 13,18   several majors
+#   scripts/test.sh --pg all     13, 15, 17 and 18, the .deb packages, and
+#                                filters dumped by each major and restored
+#                                by every newer one
+#
+# The host's suite: deps -> make (warnings are errors) -> make install ->
+# exported symbols -> make unittest (also under ASan+UBSan, and on s390x
+# under qemu) -> fuzz smoke -> make leveldbtest -> cluster -> make
+# installcheck -> test/sql_diff.sh on the test vectors and on a fresh random
+# LevelDB export -> scale-diff -> cancel -> dump/restore -> sqlsmith ->
+# memory -> bench smoke -> PGXN metadata.
+#
+# Another major's suite runs in a chroot of the Debian suite that carries it
+# (scripts/majors.sh): build (warnings are errors), install, exported
+# symbols, make unittest, installcheck, sql_diff.sh on the same vectors and
+# random export, dump/restore.  A suite the mirror no longer carries is
+# reported as skipped, never as passed.
 #
 # Every suite's "N passed, N failed" is collected; a suite that crashes or
 # prints no count counts as 1 failed.  The last line is
@@ -19,7 +32,8 @@
 # Environment:
 #   BLOOM_TEST_SEED       seed of the random LevelDB export (default: new each run)
 #   BLOOM_STAGE_TIMEOUT   seconds any one stage may take (default 1200)
-#   PG_CONFIG             pg_config to build with (default PostgreSQL 15's)
+#   PG_CONFIG             pg_config to build with (default the major's own)
+#   BF_CHROOT_CACHE       where the chroots are kept (default /var/tmp/bloomfilter-chroots)
 
 set -euo pipefail
 
@@ -27,6 +41,46 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
+# shellcheck source=scripts/majors.sh
+. scripts/majors.sh
+
+# --pg LIST: the majors to test; --inside: this is the part of another
+# major's suite that runs inside its chroot (records go to BF_RECORDS).
+MAJORS=()
+INSIDE=
+PACKAGES=
+while [ "$#" -gt 0 ]; do
+	case $1 in
+	--pg | --pg=*)
+		if [ "$1" = --pg ]; then
+			[ "$#" -ge 2 ] || {
+				bf_err "--pg needs a list of majors, or all"
+				exit 2
+			}
+			list=$2
+			shift
+		else
+			list=${1#--pg=}
+		fi
+		[ "$list" = all ] && list=${BF_MAJORS_TESTED[*]}
+		PACKAGES=1
+		for m in ${list//,/ }; do
+			bf_major_suite "$m" >/dev/null || {
+				bf_err "PostgreSQL $m is not a major this project is tested on (${BF_MAJORS_TESTED[*]})"
+				exit 2
+			}
+			MAJORS+=("$m")
+		done
+		;;
+	--inside) INSIDE=1 ;;
+	*)
+		bf_err "unknown argument $1 (see the head of scripts/test.sh)"
+		exit 2
+		;;
+	esac
+	shift
+done
+[ "${#MAJORS[@]}" -gt 0 ] || MAJORS=("$BF_PG_MAJOR")
 
 STAGE_TIMEOUT=${BLOOM_STAGE_TIMEOUT:-1200}
 case $STAGE_TIMEOUT in '' | *[!0-9]*)
@@ -38,7 +92,7 @@ esac
 LOGDIR=
 bf_mktemp_dir LOGDIR
 
-# make, with PostgreSQL 15's pg_config (an array, so timeout can run it)
+# make, with the major's pg_config (an array, so timeout can run it)
 MAKE=(make "PG_CONFIG=$(bf_pg_config)")
 
 # ---- bookkeeping ----------------------------------------------------------
@@ -54,10 +108,13 @@ record() {
 	SUITE_PASS+=("$2")
 	SUITE_FAIL+=("$3")
 	SUITE_NOTES+=("${4:-}")
+	if [ -n "$INSIDE" ]; then
+		printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >>"$BF_RECORDS"
+	fi
 }
 
 summary() {
-	local i total_p=0 total_f=0
+	local i total_p=0 total_f=0 skipped=0
 	echo
 	echo "==================== summary ===================="
 	for i in "${!SUITE_NAMES[@]}"; do
@@ -65,9 +122,16 @@ summary() {
 			"${SUITE_PASS[$i]}" "${SUITE_FAIL[$i]}" "${SUITE_NOTES[$i]}"
 		total_p=$((total_p + SUITE_PASS[i]))
 		total_f=$((total_f + SUITE_FAIL[i]))
+		[[ ${SUITE_NOTES[$i]} == SKIPPED* ]] && skipped=$((skipped + 1))
 	done
 	echo "================================================="
-	echo "tests: $total_p passed, $total_f failed"
+	[ "$skipped" -eq 0 ] || echo "($skipped suite(s) skipped: see SKIPPED above)"
+	# Inside a chroot this is one part of the run: the host prints the total.
+	if [ -n "$INSIDE" ]; then
+		echo "PostgreSQL $BF_PG_MAJOR in its chroot: $total_p passed, $total_f failed"
+	else
+		echo "tests: $total_p passed, $total_f failed"
+	fi
 	[ "$total_f" -eq 0 ]
 }
 
@@ -148,92 +212,65 @@ crash_note() {
 	esac
 }
 
-# ---- 1. dependencies ------------------------------------------------------
+# ---- stages shared by every major ------------------------------------------
 
-stage "dependencies"
-if ! bf_ensure_deps --leveldb --robustness --bench; then
-	record "dependencies" 0 1 "FAILED"
-	finish_early
-fi
+# Each returns non-zero when the suite cannot go on (nothing built or
+# installed); the failure is recorded either way.
 
-# ---- 2. build (compiler warnings are errors) -------------------------------
+stage_build() {
+	local build_log=$LOGDIR/build.log rc=0 warnings
+	stage "build (PostgreSQL $BF_PG_MAJOR)"
+	# Rebuild everything, so that every warning shows.
+	"${MAKE[@]}" clean >/dev/null 2>&1 || true
+	run_logged "$build_log" "${MAKE[@]}" COPT=-Werror || rc=$?
+	# Any warning counts, also from tools -Werror does not reach (clang's bitcode).
+	warnings=$(grep -E 'warning:' "$build_log" | grep -Ev '^make(\[[0-9]+\])?: ' || true)
+	if [ "$rc" -ne 0 ]; then
+		record "build" 0 1 "FAILED (exit $rc; compiler warnings are errors)"
+		return 1
+	elif [ -n "$warnings" ]; then
+		echo "build printed warnings:"
+		printf '%s\n' "$warnings"
+		record "build" 0 1 "FAILED: compiler warnings"
+		return 1
+	fi
+	record "build" 1 0 "$("$(bf_pg_config)" --version), no warning"
+}
 
-stage "build"
-build_log=$LOGDIR/build.log
-rc=0
-# Rebuild everything, so that every warning shows.
-"${MAKE[@]}" clean >/dev/null 2>&1 || true
-run_logged "$build_log" "${MAKE[@]}" COPT=-Werror || rc=$?
-# Any warning counts, also from tools -Werror does not reach (clang's bitcode).
-warnings=$(grep -E 'warning:' "$build_log" | grep -Ev '^make(\[[0-9]+\])?: ' || true)
-if [ "$rc" -ne 0 ]; then
-	record "build" 0 1 "FAILED (exit $rc; compiler warnings are errors)"
-	finish_early
-elif [ -n "$warnings" ]; then
-	echo "build printed warnings:"
-	printf '%s\n' "$warnings"
-	record "build" 0 1 "FAILED: compiler warnings"
-	finish_early
-fi
+stage_install() {
+	stage "install"
+	if ! bf_make_install >"$LOGDIR/install.log" 2>&1; then
+		cat "$LOGDIR/install.log"
+		record "install" 0 1 "FAILED"
+		return 1
+	fi
+	tail -n 3 "$LOGDIR/install.log"
+}
 
-# ---- 3. install ------------------------------------------------------------
+stage_exports() {
+	stage "exported symbols (test/exports_test.sh)"
+	run_suite "exports" exports "$LOGDIR/exports.log" test/exports_test.sh
+}
 
-stage "install"
-if ! bf_make_install >"$LOGDIR/install.log" 2>&1; then
-	cat "$LOGDIR/install.log"
-	record "install" 0 1 "FAILED"
-	finish_early
-fi
-tail -n 3 "$LOGDIR/install.log"
+stage_unit() {
+	stage "unit tests (make unittest)"
+	run_suite "unit" unit "$LOGDIR/unit.log" "${MAKE[@]}" unittest
+}
 
-# ---- 3b. the module exports only its SQL-callable functions -----------------
-
-stage "exported symbols (test/exports_test.sh)"
-run_suite "exports" exports "$LOGDIR/exports.log" test/exports_test.sh
-
-# ---- 4. unit tests ---------------------------------------------------------
-
-stage "unit tests (make unittest)"
-run_suite "unit" unit "$LOGDIR/unit.log" "${MAKE[@]}" unittest
-
-# ---- 4b. the same unit tests under AddressSanitizer + UBSan ------------------
-
-stage "unit tests under AddressSanitizer + UBSan (make unittest-sanitize)"
-run_suite "unit (ASan+UBSan)" unit "$LOGDIR/unit-sanitize.log" "${MAKE[@]}" unittest-sanitize
-
-# ---- 4c. fuzz smoke: each libFuzzer target for a fixed number of runs -------
-
-stage "fuzz smoke (test/fuzz/run.sh)"
-rc=0
-run_logged "$LOGDIR/fuzz.log" test/fuzz/run.sh || rc=$?
-fuzz_note=$(sed -nE 's/^fuzz: ([0-9]+) executions in total.*/\1 executions/p' "$LOGDIR/fuzz.log" | tail -n 1)
-fuzz_seed=$(sed -nE 's/^fuzz: .* seed ([0-9]+) .*/seed \1/p' "$LOGDIR/fuzz.log" | head -n 1)
-record_counted "fuzz" fuzz "$rc" "$LOGDIR/fuzz.log" "$fuzz_note $fuzz_seed"
-
-# ---- 5. LevelDB differential test -------------------------------------------
-
-stage "LevelDB differential test (make leveldbtest)"
-rc=0
-run_logged "$LOGDIR/leveldb.log" "${MAKE[@]}" leveldbtest || rc=$?
-ld_seed=$(grep -E '^seed: ' "$LOGDIR/leveldb.log" | head -n 1 | sed 's/^seed: //' || true)
-record_counted "leveldb" leveldb "$rc" "$LOGDIR/leveldb.log" "${ld_seed:+seed $ld_seed}"
-
-# ---- 6. cluster -------------------------------------------------------------
-
-stage "throw-away cluster"
-cluster_ok=1
-if ! bf_cluster_start; then
-	cluster_ok=
-	record "cluster" 0 1 "FAILED to start"
-fi
-
-# ---- 7. regression tests (pg_regress) -----------------------------------------
+stage_cluster() {
+	stage "throw-away cluster"
+	cluster_ok=1
+	if ! bf_cluster_start; then
+		cluster_ok=
+		record "cluster" 0 1 "FAILED to start"
+	fi
+}
 
 # Sets REG_P REG_F REG_NOTE from pg_regress's closing line; returns 1 if none.
 parse_pg_regress() {
 	local log=$1 line n t i
 	REG_NOTE=
-	line=$(grep -E '^ *(All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests (passed|failed))' "$log" | tail -n 1 || true)
+	line=$(grep -E '^ *(All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests (passed|failed))|^# (All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests failed)' "$log" | tail -n 1 || true)
 	if [[ $line =~ All\ ([0-9]+)\ tests\ passed ]]; then
 		REG_P=${BASH_REMATCH[1]}
 		REG_F=0
@@ -255,9 +292,13 @@ parse_pg_regress() {
 	fi
 }
 
-stage "regression tests (make installcheck)"
-if [ -n "$cluster_ok" ]; then
-	rc=0
+stage_regress() {
+	local rc=0
+	stage "regression tests (make installcheck)"
+	if [ -z "$cluster_ok" ]; then
+		record "regression" 0 1 "not run: no cluster"
+		return 0
+	fi
 	rm -f regression.diffs regression.out
 	run_logged "$LOGDIR/regress.log" "${MAKE[@]}" installcheck || rc=$?
 	if parse_pg_regress "$LOGDIR/regress.log"; then
@@ -276,19 +317,17 @@ if [ -n "$cluster_ok" ]; then
 		head -n 400 regression.diffs
 		echo "---- end of regression.diffs ----"
 	fi
-else
-	record "regression" 0 1 "not run: no cluster"
-fi
+}
 
-# ---- 8. SQL against LevelDB: test vectors, random export ----------------------
-
-stage "sql-diff: test vectors (test/data/vectors)"
-if [ -z "$cluster_ok" ]; then
-	record "sql-diff vectors" 0 1 "not run: no cluster"
-else
-	vec_out=$LOGDIR/vectors
+# The test vectors as SQL-diff input (test/unit/vectors2tsv, core only).
+stage_sqldiff_vectors() {
+	local vec_out=$LOGDIR/vectors rc=0
+	stage "sql-diff: test vectors (test/data/vectors)"
+	if [ -z "$cluster_ok" ]; then
+		record "sql-diff vectors" 0 1 "not run: no cluster"
+		return 0
+	fi
 	mkdir -p "$vec_out"
-	rc=0
 	run_logged "$LOGDIR/vectors2tsv.log" "${MAKE[@]}" test/unit/vectors2tsv || rc=$?
 	if [ "$rc" -eq 0 ]; then
 		run_logged "$LOGDIR/vectors2tsv-run.log" test/unit/vectors2tsv test/data/vectors "$vec_out" || rc=$?
@@ -298,87 +337,329 @@ else
 	else
 		run_suite "sql-diff vectors" sql-diff "$LOGDIR/sqldiff-vectors.log" test/sql_diff.sh "$vec_out"
 	fi
-fi
+}
 
-seed=${BLOOM_TEST_SEED:-}
-if [ -z "$seed" ]; then
-	seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' \n')
-fi
-case $seed in '' | *[!0-9]*)
-	bf_warn "BLOOM_TEST_SEED '$seed' is not a number"
-	;;
-esac
-stage "sql-diff: random LevelDB export, seed $seed (replay: BLOOM_TEST_SEED=$seed scripts/test.sh)"
-if [ -z "$cluster_ok" ]; then
-	record "sql-diff leveldb-random" 0 1 "not run: no cluster; seed $seed"
-else
-	rnd_out=$LOGDIR/random
-	mkdir -p "$rnd_out"
-	rc=0
+# make_random_export DIR: fresh random cases from libleveldb (the oracle is
+# the host's libleveldb; other majors get the same cases).  Sets SEED.
+make_random_export() {
+	local out=$1 rc=0
+	SEED=${BLOOM_TEST_SEED:-}
+	[ -n "$SEED" ] || SEED=$(od -An -N4 -tu4 /dev/urandom | tr -d ' \n')
+	case $SEED in '' | *[!0-9]*)
+		bf_warn "BLOOM_TEST_SEED '$SEED' is not a number"
+		;;
+	esac
+	mkdir -p "$out"
 	run_logged "$LOGDIR/export.log" "${MAKE[@]}" test/leveldb/leveldb_diff || rc=$?
 	if [ "$rc" -eq 0 ]; then
-		run_logged "$LOGDIR/export-run.log" test/leveldb/leveldb_diff export-sql "$rnd_out" --seed "$seed" || rc=$?
+		run_logged "$LOGDIR/export-run.log" test/leveldb/leveldb_diff export-sql "$out" --seed "$SEED" || rc=$?
 	fi
-	if [ "$rc" -ne 0 ]; then
-		record "sql-diff leveldb-random" 0 1 "$(crash_note "$rc" "leveldb_diff export-sql failed") seed $seed"
+	return "$rc"
+}
+
+# stage_sqldiff_random DIR SEED: the export in DIR through bloom_agg and <~.
+stage_sqldiff_random() {
+	local dir=$1 seed=$2
+	stage "sql-diff: random LevelDB export, seed $seed (replay: BLOOM_TEST_SEED=$seed scripts/test.sh)"
+	if [ -z "$cluster_ok" ]; then
+		record "sql-diff leveldb-random" 0 1 "not run: no cluster; seed $seed"
+	elif [ ! -d "$dir" ]; then
+		record "sql-diff leveldb-random" 0 1 "no export: leveldb_diff export-sql failed; seed $seed"
 	else
 		run_suite --note "seed $seed" "sql-diff leveldb-random" sql-diff "$LOGDIR/sqldiff-random.log" \
-			test/sql_diff.sh "$rnd_out"
+			test/sql_diff.sh "$dir"
 	fi
-fi
+}
 
-# ---- 8b. bloom_agg over millions of keys against LevelDB ---------------------
+stage_dump_restore() {
+	stage "dump-restore: pg_dump and pg_restore, plain and custom format"
+	BLOOM_PG_BINDIR=$(bf_pg_bindir) cluster_suite "dump-restore" dump-restore "$LOGDIR/dump-restore.log" \
+		test/dump_restore_test.sh
+}
 
-stage "scale-diff: bloom_agg of 3 million keys, serial and parallel, against libleveldb"
-if [ -z "$cluster_ok" ]; then
-	record "scale-diff" 0 1 "not run: no cluster"
-else
+stage_stop_cluster() {
+	stage "stop cluster"
+	if [ -n "$cluster_ok" ]; then
+		bf_cluster_stop || record "cluster stop" 0 1 "FAILED"
+	fi
+	cluster_ok=
+}
+
+# ---- the host's suite --------------------------------------------------------
+
+host_suite() {
+	local rc
+
+	stage "dependencies"
+	if ! bf_ensure_deps --leveldb --robustness --bench; then
+		record "dependencies" 0 1 "FAILED"
+		return 1
+	fi
+	stage_build || return 1
+	stage_install || return 1
+	stage_exports
+	stage_unit
+
+	stage "unit tests under AddressSanitizer + UBSan (make unittest-sanitize)"
+	run_suite "unit (ASan+UBSan)" unit "$LOGDIR/unit-sanitize.log" "${MAKE[@]}" unittest-sanitize
+
+	stage "unit tests on a big-endian machine: s390x under qemu (test/s390x_test.sh)"
+	run_suite "unit (s390x, big-endian)" s390x "$LOGDIR/s390x.log" test/s390x_test.sh
+
+	stage "fuzz smoke (test/fuzz/run.sh)"
 	rc=0
-	run_logged "$LOGDIR/scale-build.log" "${MAKE[@]}" test/leveldb/leveldb_diff || rc=$?
-	if [ "$rc" -ne 0 ]; then
-		record "scale-diff" 0 1 "$(crash_note "$rc" "building test/leveldb/leveldb_diff failed")"
-	else
-		run_suite "scale-diff" scale-diff "$LOGDIR/scale-diff.log" test/scale_diff.sh
+	run_logged "$LOGDIR/fuzz.log" test/fuzz/run.sh || rc=$?
+	local fuzz_note fuzz_seed
+	fuzz_note=$(sed -nE 's/^fuzz: ([0-9]+) executions in total.*/\1 executions/p' "$LOGDIR/fuzz.log" | tail -n 1)
+	fuzz_seed=$(sed -nE 's/^fuzz: .* seed ([0-9]+) .*/seed \1/p' "$LOGDIR/fuzz.log" | head -n 1)
+	record_counted "fuzz" fuzz "$rc" "$LOGDIR/fuzz.log" "$fuzz_note $fuzz_seed"
+
+	stage "LevelDB differential test (make leveldbtest)"
+	rc=0
+	run_logged "$LOGDIR/leveldb.log" "${MAKE[@]}" leveldbtest || rc=$?
+	local ld_seed
+	ld_seed=$(grep -E '^seed: ' "$LOGDIR/leveldb.log" | head -n 1 | sed 's/^seed: //' || true)
+	record_counted "leveldb" leveldb "$rc" "$LOGDIR/leveldb.log" "${ld_seed:+seed $ld_seed}"
+
+	stage_cluster
+	stage_regress
+	stage_sqldiff_vectors
+	stage_sqldiff_random "$RANDOM_EXPORT" "$SEED"
+
+	stage "scale-diff: bloom_agg of 3 million keys, serial and parallel, against libleveldb"
+	cluster_suite "scale-diff" scale-diff "$LOGDIR/scale-diff.log" test/scale_diff.sh
+
+	stage "cancel: statement_timeout and pg_cancel_backend inside bloom_agg's final"
+	cluster_suite "cancel" cancel "$LOGDIR/cancel.log" test/cancel_test.sh
+
+	stage_dump_restore
+
+	stage "sqlsmith: 1000 random queries, no crash (test/sqlsmith_run.sh)"
+	rc=0
+	run_logged "$LOGDIR/sqlsmith.log" test/sqlsmith_run.sh --queries 1000 || rc=$?
+	local smith_seed
+	smith_seed=$(sed -nE 's/^sqlsmith: [0-9]+ queries, seed ([0-9]+).*/seed \1/p' "$LOGDIR/sqlsmith.log" | head -n 1)
+	record_counted "sqlsmith" sqlsmith "$rc" "$LOGDIR/sqlsmith.log" "$smith_seed"
+
+	stage "memory: a backend's peak while probing and aggregating (test/memory_check.sh)"
+	run_suite "memory" memory "$LOGDIR/memory.log" test/memory_check.sh
+
+	# Tiny data and one run each: this checks bench/run.sh and the filter
+	# identity it reports (core vs libleveldb, parallel vs serial, joins with
+	# and without the pre-check), never the times.
+	stage "bench smoke: bench/run.sh --quick (own cluster)"
+	run_suite "bench smoke" bench-smoke "$LOGDIR/bench-smoke.log" bench/run.sh --quick --no-build
+
+	stage "PGXN: META.json and make dist (test/meta_test.sh)"
+	run_suite "pgxn" meta "$LOGDIR/meta.log" test/meta_test.sh
+
+	stage_stop_cluster
+}
+
+# ---- another major's suite, inside its chroot (--inside) ------------------------
+
+# BF_PG_MAJOR names the major; BF_RANDOM_EXPORT and BF_RANDOM_SEED the
+# host's random export.
+inside_suite() {
+	stage "dependencies"
+	if ! bf_ensure_deps; then
+		record "dependencies" 0 1 "FAILED"
+		return 1
 	fi
+	stage_build || return 1
+	stage_install || return 1
+	stage_exports
+	stage_unit
+	stage_cluster
+	stage_regress
+	stage_sqldiff_vectors
+	stage_sqldiff_random "$BF_RANDOM_EXPORT" "$BF_RANDOM_SEED"
+	stage_dump_restore
+	stage_stop_cluster
+}
+
+# ---- the host's side of another major's suite ----------------------------------
+
+# copy_tree DIR: the files of this checkout (tracked, and untracked but not
+# ignored) into DIR, without build products.
+copy_tree() {
+	local dest=$1
+	mkdir -p "$dest"
+	git ls-files -z --cached --others --exclude-standard |
+		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+		tar --null -T - -cf - | tar -xf - -C "$dest"
+}
+
+# Keeps each major's tree, so that later stages (packages, cross-major)
+# reuse its build.
+declare -A MAJOR_TREE=()
+
+chroot_suite() {
+	local major=$1 root rc=0 work n p f note
+	stage "PostgreSQL $major: chroot ($(bf_major_suite "$major"))"
+	if ! bf_is_root; then
+		record "pg$major" 0 1 "not run: another major's chroot needs root (sudo scripts/test.sh --pg $major)"
+		return 0
+	fi
+	bf_chroot_ensure root "$major" build || rc=$?
+	if [ "$rc" -eq 77 ]; then
+		record "pg$major" 0 0 "SKIPPED: the mirror no longer carries $(bf_major_suite "$major")"
+		return 0
+	elif [ "$rc" -ne 0 ]; then
+		record "pg$major chroot" 0 1 "FAILED to make the chroot"
+		return 0
+	fi
+	work=$LOGDIR/pg$major
+	mkdir -p "$work/out"
+	copy_tree "$work/src"
+	rm -rf "$work/random"
+	[ -d "$RANDOM_EXPORT" ] && cp -r "$RANDOM_EXPORT" "$work/random"
+	: >"$work/out/records.tsv"
+	MAJOR_TREE[$major]=$work
+	rc=0
+	BF_SESSION_TIMEOUT=$((STAGE_TIMEOUT * 4)) bf_chroot_session "$root" "$work:/build" -- \
+		env BF_PG_MAJOR="$major" BF_RECORDS=/build/out/records.tsv \
+		BF_RANDOM_EXPORT=/build/random BF_RANDOM_SEED="$SEED" \
+		BLOOM_STAGE_TIMEOUT="$STAGE_TIMEOUT" \
+		bash /build/src/scripts/test.sh --inside 2>&1 | tee "$LOGDIR/pg$major.log" || rc=$?
+	while IFS=$'\t' read -r n p f note; do
+		[ -n "$n" ] && record "pg$major $n" "$p" "$f" "$note"
+	done <"$work/out/records.tsv"
+	if [ ! -s "$work/out/records.tsv" ]; then
+		record "pg$major" 0 1 "$(crash_note "$rc" "the chroot session recorded nothing")"
+	fi
+}
+
+# ---- every major's .deb: built in its chroot, installed into a fresh one -------
+
+# deb_build MAJOR DIR LOG: dpkg-buildpackage -b in DIR, a copy of the tree
+# below a directory of its own (where the .deb lands), in the build chroot
+# of MAJOR, or on the host for MAJOR "host".
+deb_build() {
+	local major=$1 dir=$2 log=$3 root rc=0 parent
+	parent=$(dirname "$dir")
+	if [ "$major" = host ]; then
+		bf_ensure_packages debhelper postgresql-server-dev-all fakeroot >"$log" 2>&1 || return 1
+		(cd "$dir" && timeout -k 30 "$STAGE_TIMEOUT" dpkg-buildpackage -us -uc -b) >>"$log" 2>&1
+		return
+	fi
+	bf_chroot_ensure root "$major" build || return
+	BF_SESSION_TIMEOUT=$STAGE_TIMEOUT bf_chroot_session "$root" "$parent:/build" -- \
+		bash -c "cd /build/$(basename "$dir") && dpkg-buildpackage -us -uc -b" >"$log" 2>&1
+}
+
+package_suite() {
+	local major=$1 root rc=0 version deb_dir debs
+	stage "PostgreSQL $major: .deb package (dpkg-buildpackage), installed into a fresh chroot"
+	version=$(sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" bloomfilter.control)
+
+	# The host builds its own major's package too, as a packager there would.
+	if [ "$major" = "$BF_PG_MAJOR" ]; then
+		deb_dir=$LOGDIR/deb-host
+		rm -rf "$deb_dir"
+		copy_tree "$deb_dir/bloomfilter-$version"
+		rc=0
+		deb_build host "$deb_dir/bloomfilter-$version" "$LOGDIR/deb-host-build.log" || rc=$?
+		if [ "$rc" -eq 0 ] && debs=$(cd "$deb_dir" && ls postgresql-"$major"-bloomfilter_*.deb 2>/dev/null); then
+			record "pg$major deb build (host)" 1 0 "$debs"
+		else
+			tail -n 40 "$LOGDIR/deb-host-build.log"
+			record "pg$major deb build (host)" 0 1 "FAILED (exit $rc): $LOGDIR/deb-host-build.log"
+		fi
+	fi
+
+	deb_dir=$LOGDIR/deb$major
+	rm -rf "$deb_dir"
+	copy_tree "$deb_dir/bloomfilter-$version"
+	rc=0
+	deb_build "$major" "$deb_dir/bloomfilter-$version" "$LOGDIR/deb$major-build.log" || rc=$?
+	if [ "$rc" -eq 77 ]; then
+		record "pg$major deb" 0 0 "SKIPPED: the mirror no longer carries $(bf_major_suite "$major")"
+		return 0
+	fi
+	if [ "$rc" -ne 0 ] || ! debs=$(cd "$deb_dir" && ls postgresql-"$major"-bloomfilter_*.deb 2>/dev/null); then
+		tail -n 40 "$LOGDIR/deb$major-build.log"
+		record "pg$major deb build" 0 1 "FAILED (exit $rc): $LOGDIR/deb$major-build.log"
+		return 0
+	fi
+	if grep -E 'warning:' "$LOGDIR/deb$major-build.log" | grep -Ev '^make(\[[0-9]+\])?: |dpkg-' >/dev/null; then
+		grep -E 'warning:' "$LOGDIR/deb$major-build.log"
+		record "pg$major deb build" 0 1 "FAILED: compiler warnings"
+	else
+		record "pg$major deb build" 1 0 "$debs ($(bf_major_suite "$major"))"
+	fi
+
+	rc=0
+	bf_chroot_ensure root "$major" run || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		record "pg$major deb install" 0 1 "FAILED to make the chroot"
+		return 0
+	fi
+	mkdir -p "$deb_dir/debs"
+	cp "$deb_dir"/postgresql-"$major"-bloomfilter_*.deb "$deb_dir/debs/"
+	BF_SESSION_TIMEOUT=$STAGE_TIMEOUT bf_chroot_session "$root" "$deb_dir:/build" -- \
+		bash -c "cd /build/bloomfilter-$version && bash test/deb_install_test.sh /build/debs/*.deb" \
+		2>&1 | tee "$LOGDIR/deb$major-install.log" || rc=$?
+	record_counted "pg$major deb install" deb-install "$rc" "$LOGDIR/deb$major-install.log"
+}
+
+# ---- filters dumped by each major, restored by every newer one -----------------
+
+cross_major_suite() {
+	local shared=$LOGDIR/cross-major major rc root
+	stage "cross-major: each major's pg_dump -Fc restored by every newer major (${MAJORS[*]})"
+	mkdir -p "$shared"
+	for major in $(printf '%s\n' "${MAJORS[@]}" | sort -n); do
+		rc=0
+		if [ "$major" = "$BF_PG_MAJOR" ]; then
+			BF_PG_MAJOR=$major test/cross_major_test.sh "$shared" \
+				>"$LOGDIR/cross-$major.log" 2>&1 || rc=$?
+		elif [ -n "${MAJOR_TREE[$major]:-}" ]; then
+			bf_chroot_ensure root "$major" build || rc=$?
+			[ "$rc" -eq 0 ] && bf_chroot_session "$root" "${MAJOR_TREE[$major]}:/build" "$shared:/cross" -- \
+				bash -c "cd /build/src && make -s PG_CONFIG=/usr/lib/postgresql/$major/bin/pg_config install >/dev/null &&
+					BF_PG_MAJOR=$major test/cross_major_test.sh /cross" \
+				>"$LOGDIR/cross-$major.log" 2>&1 || rc=$?
+		else
+			continue # skipped above
+		fi
+		cat "$LOGDIR/cross-$major.log"
+		record_counted "cross-major pg$major" cross-major "$rc" "$LOGDIR/cross-$major.log"
+	done
+}
+
+# ---- run -----------------------------------------------------------------------
+
+cluster_ok=
+if [ -n "$INSIDE" ]; then
+	inside_suite || true
+	summary
+	exit
 fi
 
-# ---- 9. a cancel stops a long final function -----------------------------------
+stage "dependencies of the random LevelDB export"
+RANDOM_EXPORT=$LOGDIR/random
+SEED=
+if bf_ensure_deps --leveldb && make_random_export "$RANDOM_EXPORT"; then
+	:
+else
+	rm -rf "$RANDOM_EXPORT"
+fi
 
-stage "cancel: statement_timeout and pg_cancel_backend inside bloom_agg's final"
-cluster_suite "cancel" cancel "$LOGDIR/cancel.log" test/cancel_test.sh
-
-# ---- 9b. pg_dump / pg_restore keep the filter bytes ------------------------------
-
-stage "dump-restore: pg_dump and pg_restore, plain and custom format"
-BLOOM_PG_BINDIR=$(bf_pg_bindir) cluster_suite "dump-restore" dump-restore "$LOGDIR/dump-restore.log" \
-	test/dump_restore_test.sh
-
-# ---- 9c. random SQL (sqlsmith, on a throw-away cluster of its own) ------------
-
-stage "sqlsmith: 1000 random queries, no crash (test/sqlsmith_run.sh)"
-rc=0
-run_logged "$LOGDIR/sqlsmith.log" test/sqlsmith_run.sh --queries 1000 || rc=$?
-smith_seed=$(sed -nE 's/^sqlsmith: [0-9]+ queries, seed ([0-9]+).*/seed \1/p' "$LOGDIR/sqlsmith.log" | head -n 1)
-record_counted "sqlsmith" sqlsmith "$rc" "$LOGDIR/sqlsmith.log" "$smith_seed"
-
-# ---- 9d. memory: probing is flat, bloom_agg needs only what it documents ----
-
-stage "memory: a backend's peak while probing and aggregating (test/memory_check.sh)"
-run_suite "memory" memory "$LOGDIR/memory.log" test/memory_check.sh
-
-# ---- 9e. benchmark smoke test: it runs, and its filters are identical ------
-
-# Tiny data and one run each: this checks bench/run.sh and the filter
-# identity it reports (core vs libleveldb, parallel vs serial, joins with
-# and without the pre-check), never the times.
-stage "bench smoke: bench/run.sh --quick (own cluster)"
-run_suite "bench smoke" bench-smoke "$LOGDIR/bench-smoke.log" bench/run.sh --quick --no-build
-
-# ---- 10. stop, summary ---------------------------------------------------------
-
-stage "stop cluster"
-if [ -n "$cluster_ok" ]; then
-	bf_cluster_stop || record "cluster stop" 0 1 "FAILED"
+for major in "${MAJORS[@]}"; do
+	if [ "$major" = "$BF_PG_MAJOR" ]; then
+		host_suite || true
+	else
+		chroot_suite "$major"
+	fi
+done
+if [ -n "$PACKAGES" ]; then
+	for major in "${MAJORS[@]}"; do
+		package_suite "$major"
+	done
+fi
+if [ "${#MAJORS[@]}" -gt 1 ]; then
+	cross_major_suite
 fi
 
 summary
