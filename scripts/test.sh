@@ -385,13 +385,12 @@ stage_stop_cluster() {
 	cluster_ok=
 }
 
-# ---- the host's suite --------------------------------------------------------
-
-host_suite() {
-	local rc
-
+# How every major's suite starts: dependencies (bf_ensure_deps ARGS),
+# build, install, exported symbols, unit tests.  Non-zero when nothing was
+# built or installed.
+suite_start() {
 	stage "dependencies"
-	if ! bf_ensure_deps --leveldb --robustness --bench; then
+	if ! bf_ensure_deps "$@"; then
 		record "dependencies" 0 1 "FAILED"
 		return 1
 	fi
@@ -399,6 +398,14 @@ host_suite() {
 	stage_install || return 1
 	stage_exports
 	stage_unit
+}
+
+# ---- the host's suite --------------------------------------------------------
+
+host_suite() {
+	local rc
+
+	suite_start --leveldb --robustness --bench || return 1
 
 	stage "unit tests under AddressSanitizer + UBSan (make unittest-sanitize)"
 	run_suite "unit (ASan+UBSan)" unit "$LOGDIR/unit-sanitize.log" "${MAKE[@]}" unittest-sanitize
@@ -461,15 +468,7 @@ host_suite() {
 # BF_PG_MAJOR names the major; BF_RANDOM_EXPORT and BF_RANDOM_SEED the
 # host's random export.
 inside_suite() {
-	stage "dependencies"
-	if ! bf_ensure_deps; then
-		record "dependencies" 0 1 "FAILED"
-		return 1
-	fi
-	stage_build || return 1
-	stage_install || return 1
-	stage_exports
-	stage_unit
+	suite_start || return 1
 	stage_cluster
 	stage_regress
 	stage_sqldiff_vectors
