@@ -156,7 +156,6 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 {
 	BloomAggStateView view;
 	bloom_geometry geometry;
-	bloom_status status;
 	bytea	   *result;
 	uint8	   *filter;
 	BloomAggRunCursor cursor;
@@ -168,28 +167,10 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 
 	bloom_agg_state_view(PG_GETARG_DATUM(0), &view);
 
-	status = bloom_geometry_for(view.nhashes, view.bits_per_key, &geometry);
-	if (status != BLOOM_OK)
-		bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED, "bloom_agg state");
-	if (geometry.filter_bytes > MaxAllocSize - VARHDRSZ)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("bloom filter too large"),
-				 errdetail("The filter of " UINT64_FORMAT " keys at %d bits per key needs " UINT64_FORMAT " bytes; a value is limited to %zu bytes.",
-						   view.nhashes, view.bits_per_key,
-						   geometry.filter_bytes, (Size) (MaxAllocSize - VARHDRSZ)),
-				 errhint("Use fewer bits per key, or split the keys into several filters.")));
-
-	/*
-	 * Huge pages for a big filter before it is first touched, then zeroed:
-	 * the bits are set at random, and with 4 kB pages nearly every write
-	 * would also miss the TLB.
-	 */
-	result = palloc(VARHDRSZ + geometry.filter_bytes);
-	SET_VARSIZE(result, VARHDRSZ + geometry.filter_bytes);
+	/* A state's fields were checked when it was read; only the size can fail. */
+	bloom_value_geometry(view.nhashes, view.bits_per_key, &geometry);
+	result = bloom_new_empty_filter(&geometry);
 	filter = (uint8 *) VARDATA(result);
-	bloom_advise_huge_pages(filter, geometry.filter_bytes);
-	memset(filter, 0, geometry.filter_bytes);
 
 	/*
 	 * A filter larger than the CPU caches is set faster through a few MB of
@@ -210,7 +191,6 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 											scratch, scratch_size);
 		}
 	}
-	filter[geometry.filter_bytes - 1] = (uint8) geometry.k;
 	if (scratch != NULL)
 		pfree(scratch);
 	PG_RETURN_POINTER(result);

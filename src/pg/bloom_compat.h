@@ -34,4 +34,20 @@ typedef uint8 bloom_b64_binary;
 typedef char bloom_b64_binary;
 #endif
 
+/*
+ * Some majors' server headers (storage/bufpage.h, which access/htup_details.h
+ * and utils/selfuncs.h bring in, before 16) define inline functions with
+ * unused parameters, which -Wextra reports in every file that includes
+ * them.  Around such includes:
+ */
+#if defined(__GNUC__)
+#define BLOOM_SERVER_HEADERS_BEGIN \
+	_Pragma("GCC diagnostic push") \
+	_Pragma("GCC diagnostic ignored \"-Wunused-parameter\"")
+#define BLOOM_SERVER_HEADERS_END _Pragma("GCC diagnostic pop")
+#else
+#define BLOOM_SERVER_HEADERS_BEGIN
+#define BLOOM_SERVER_HEADERS_END
+#endif
+
 #endif							/* BLOOM_COMPAT_H */

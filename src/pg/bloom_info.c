@@ -8,15 +8,12 @@
 
 #include <math.h>
 
-/*
- * These server headers define inline functions with unused parameters,
- * which -Wextra reports; the warnings are not in our code.
- */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "bloom_compat.h"
+
+BLOOM_SERVER_HEADERS_BEGIN
 #include "access/htup_details.h"
 #include "funcapi.h"
-#pragma GCC diagnostic pop
+BLOOM_SERVER_HEADERS_END
 
 #include "bloom_pg.h"
 #include "bloom_stats.h"

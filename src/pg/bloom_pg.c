@@ -56,3 +56,43 @@ bloom_check_bits_per_key(int64 bits_per_key)
 				 errdetail("bits_per_key was " INT64_FORMAT ".", bits_per_key),
 				 errhint("LevelDB filters use 10 bits per key for about 1%% false positives.")));
 }
+
+void
+bloom_value_geometry(uint64 nkeys, int64 bits_per_key, bloom_geometry *geometry)
+{
+	if (bloom_geometry_for(nkeys, bits_per_key, geometry) != BLOOM_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("bloom filter too large"),
+				 errdetail("The filter of " UINT64_FORMAT " keys at " INT64_FORMAT " bits per key needs more than 2^64 bits; a value is limited to %zu bytes.",
+						   nkeys, bits_per_key, (Size) (MaxAllocSize - VARHDRSZ)),
+				 errhint("Use fewer bits per key, or split the keys into several filters.")));
+	if (geometry->filter_bytes > MaxAllocSize - VARHDRSZ)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("bloom filter too large"),
+				 errdetail("The filter of " UINT64_FORMAT " keys at " INT64_FORMAT " bits per key needs " UINT64_FORMAT " bytes; a value is limited to %zu bytes.",
+						   nkeys, bits_per_key, geometry->filter_bytes,
+						   (Size) (MaxAllocSize - VARHDRSZ)),
+				 errhint("Use fewer bits per key, or split the keys into several filters.")));
+}
+
+bytea *
+bloom_new_empty_filter(const bloom_geometry *geometry)
+{
+	bytea	   *result;
+	uint8	   *filter;
+
+	/*
+	 * Huge pages for a big filter before it is first touched, then zeroed:
+	 * the bits are set at random, and with 4 kB pages nearly every write
+	 * would also miss the TLB.
+	 */
+	result = palloc(VARHDRSZ + geometry->filter_bytes);
+	SET_VARSIZE(result, VARHDRSZ + geometry->filter_bytes);
+	filter = (uint8 *) VARDATA(result);
+	bloom_advise_huge_pages(filter, geometry->filter_bytes);
+	memset(filter, 0, geometry->filter_bytes);
+	filter[geometry->filter_bytes - 1] = (uint8) geometry->k;
+	return result;
+}

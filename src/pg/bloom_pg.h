@@ -58,6 +58,17 @@ pg_noreturn extern void bloom_report_invalid(bloom_status status, int sqlstate,
 /* ERROR unless bits_per_key is one LevelDB accepts (>= 0). */
 extern void bloom_check_bits_per_key(int64 bits_per_key);
 
+/*
+ * The geometry CreateFilter uses for nkeys keys at bits_per_key (already
+ * checked not negative); ERROR 54000 when that filter would not fit in a
+ * value.
+ */
+extern void bloom_value_geometry(uint64 nkeys, int64 bits_per_key,
+								 bloom_geometry *geometry);
+
+/* A new filter value of that geometry: no bit set, the k byte last. */
+extern bytea *bloom_new_empty_filter(const bloom_geometry *geometry);
+
 BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_PG_H */

@@ -1,6 +1,7 @@
 /*
  * bloom_type_ops.c
- *		Equality and hashing of bloomfilter values, and the bytea cast.
+ *		Equality, order and hashing of bloomfilter values, and the bytea
+ *		cast.
  *
  * Two filters are equal when their bytes are: the same geometry and the
  * same bits.  Hashing covers the same bytes, so that equal values hash
@@ -18,6 +19,11 @@ PG_FUNCTION_INFO_V1(bloomfilter_ne);
 PG_FUNCTION_INFO_V1(bloomfilter_hash);
 PG_FUNCTION_INFO_V1(bloomfilter_hash_extended);
 PG_FUNCTION_INFO_V1(bloomfilter_from_bytea);
+PG_FUNCTION_INFO_V1(bloomfilter_cmp);
+PG_FUNCTION_INFO_V1(bloomfilter_lt);
+PG_FUNCTION_INFO_V1(bloomfilter_le);
+PG_FUNCTION_INFO_V1(bloomfilter_gt);
+PG_FUNCTION_INFO_V1(bloomfilter_ge);
 
 static bool
 filters_equal(FunctionCallInfo fcinfo)
@@ -94,4 +100,59 @@ bloomfilter_from_bytea(PG_FUNCTION_ARGS)
 	bloomfilter_check((const uint8 *) VARDATA(bytes), VARSIZE(bytes) - VARHDRSZ,
 					  ERRCODE_INVALID_BINARY_REPRESENTATION);
 	PG_RETURN_BYTEA_P(bytes);
+}
+
+/*
+ * The B-tree order: bytea's, the bytes compared unsigned, a prefix before
+ * the longer value.  It means nothing about the keys; it is total and
+ * stable, so that filters sort, index, merge-join and DISTINCT like any
+ * stored value, and it agrees with = (equal exactly when the bytes are).
+ */
+static int
+filters_cmp(FunctionCallInfo fcinfo)
+{
+	bytea	   *fa = PG_GETARG_BLOOMFILTER_PP(0);
+	bytea	   *fb = PG_GETARG_BLOOMFILTER_PP(1);
+	Size		alen = BloomFilterLength(fa);
+	Size		blen = BloomFilterLength(fb);
+	int			cmp;
+
+	cmp = memcmp(BloomFilterBytes(fa), BloomFilterBytes(fb), Min(alen, blen));
+	if (cmp == 0 && alen != blen)
+		cmp = alen < blen ? -1 : 1;
+	PG_FREE_IF_COPY(fa, 0);
+	PG_FREE_IF_COPY(fb, 1);
+	return cmp;
+}
+
+Datum
+bloomfilter_cmp(PG_FUNCTION_ARGS)
+{
+	int			cmp = filters_cmp(fcinfo);
+
+	PG_RETURN_INT32(cmp < 0 ? -1 : (cmp > 0 ? 1 : 0));
+}
+
+Datum
+bloomfilter_lt(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(filters_cmp(fcinfo) < 0);
+}
+
+Datum
+bloomfilter_le(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(filters_cmp(fcinfo) <= 0);
+}
+
+Datum
+bloomfilter_gt(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(filters_cmp(fcinfo) > 0);
+}
+
+Datum
+bloomfilter_ge(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BOOL(filters_cmp(fcinfo) >= 0);
 }

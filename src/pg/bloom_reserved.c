@@ -1,0 +1,192 @@
+/*
+ * bloom_reserved.c
+ *		Filters sized before their keys arrive: bloom_empty, bloom_add of an
+ *		array of keys, and the fixed-geometry bloom_agg(key, bits_per_key,
+ *		expected_keys).
+ *
+ * A reserved filter has the geometry CreateFilter gives expected_keys keys.
+ * Filling it with exactly that many keys gives CreateFilter's bytes; with
+ * more or fewer it is still a valid LevelDB filter of that geometry (every
+ * key added matches), only its false-positive rate differs.  Filters of one
+ * geometry can be OR-ed (bloom_union), across days, shards or workers.
+ */
+#include "postgres.h"
+
+#include "utils/array.h"
+
+#include "bloom_pg.h"
+
+PG_FUNCTION_INFO_V1(bloom_empty);
+PG_FUNCTION_INFO_V1(bloom_add_array);
+PG_FUNCTION_INFO_V1(bloom_agg_fixed_transfn);
+
+static void
+check_expected_keys(int64 expected_keys)
+{
+	if (expected_keys < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("expected_keys must not be negative"),
+				 errdetail("expected_keys was " INT64_FORMAT ".", expected_keys),
+				 errhint("Give the number of keys the filter is sized for; 0 gives the smallest filter, 64 bits.")));
+}
+
+/* bloom_empty(expected_keys, bits_per_key): no key yet, the geometry of expected_keys. */
+Datum
+bloom_empty(PG_FUNCTION_ARGS)
+{
+	int64		expected_keys = PG_GETARG_INT64(0);
+	int32		bits_per_key = PG_GETARG_INT32(1);
+	bloom_geometry geometry;
+
+	check_expected_keys(expected_keys);
+	bloom_check_bits_per_key(bits_per_key);
+	bloom_value_geometry((uint64) expected_keys, bits_per_key, &geometry);
+	PG_RETURN_BYTEA_P(bloom_new_empty_filter(&geometry));
+}
+
+/*
+ * bloom_add(filter, keys text[] | bytea[]): a copy of the filter with every
+ * non-NULL element's bits set, in the filter's own geometry.  One copy of
+ * the filter for the whole array.
+ */
+Datum
+bloom_add_array(PG_FUNCTION_ARGS)
+{
+	bytea	   *filter = bloom_filter_arg_cached(fcinfo, 0);
+	ArrayType  *keys = PG_GETARG_ARRAYTYPE_P(1);
+	Size		len = BloomFilterLength(filter);
+	bytea	   *result;
+	uint8	   *bytes;
+	bloom_prepared prepared;
+	ArrayIterator it;
+	Datum		element;
+	bool		isnull;
+
+	result = (bytea *) palloc(VARHDRSZ + len);
+	SET_VARSIZE(result, VARHDRSZ + len);
+	bytes = (uint8 *) VARDATA(result);
+	memcpy(bytes, BloomFilterBytes(filter), len);
+	bloom_prepare(&prepared, (uint64) (len - 1) * 8, bytes[len - 1]);
+
+	it = array_create_iterator(keys, 0, NULL);
+	while (array_iterate(it, &element, &isnull))
+	{
+		struct varlena *key;
+		uint32		hash;
+
+		if (isnull)
+			continue;
+		/* an array holds its elements inline, never compressed */
+		key = (struct varlena *) DatumGetPointer(element);
+		hash = bloom_key_hash(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key));
+		bloom_prepared_set_hashes(&prepared, bytes, &hash, 1);
+	}
+	array_free_iterator(it);
+	PG_RETURN_BYTEA_P(result);
+}
+
+/*
+ * The geometry of the last (bits_per_key, expected_keys) a call site saw,
+ * so that rows after the first check their arguments with no division.
+ */
+typedef struct FixedAggCache
+{
+	int32		bits_per_key;
+	int64		expected_keys;
+	bloom_geometry geometry;
+	bloom_prepared prepared;
+} FixedAggCache;
+
+static FixedAggCache *
+fixed_geometry(FunctionCallInfo fcinfo, int32 bits_per_key, int64 expected_keys)
+{
+	FixedAggCache *cache = (FixedAggCache *) fcinfo->flinfo->fn_extra;
+	bloom_geometry geometry;
+
+	if (cache != NULL && cache->bits_per_key == bits_per_key &&
+		cache->expected_keys == expected_keys)
+		return cache;
+
+	check_expected_keys(expected_keys);
+	bloom_check_bits_per_key(bits_per_key);
+	bloom_value_geometry((uint64) expected_keys, bits_per_key, &geometry);
+	if (cache == NULL)
+	{
+		cache = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(FixedAggCache));
+		fcinfo->flinfo->fn_extra = cache;
+	}
+	cache->bits_per_key = bits_per_key;
+	cache->expected_keys = expected_keys;
+	cache->geometry = geometry;
+	bloom_prepare(&cache->prepared, geometry.bits, geometry.k);
+	return cache;
+}
+
+/*
+ * bloom_agg(key, bits_per_key, expected_keys)'s transition: sets the key's
+ * bits in a state that is the filter itself, made on the group's first
+ * non-NULL key in the geometry of expected_keys keys.  Memory is the
+ * filter's, however many rows come, and there is no final pass.  Not
+ * strict: NULL keys are skipped.  The combine function is
+ * bloom_union_agg_transfn (an OR of filters of one geometry).
+ */
+Datum
+bloom_agg_fixed_transfn(PG_FUNCTION_ARGS)
+{
+	MemoryContext aggcontext;
+	FixedAggCache *cache;
+	bytea	   *state;
+	struct varlena *key;
+	uint32		hash;
+
+	if (!AggCheckCallContext(fcinfo, &aggcontext))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("bloom_agg_fixed_transfn can only be called as part of an aggregate")));
+
+	if (PG_ARGISNULL(1))
+	{
+		/* NULL keys are skipped, and leave the state as it was */
+		if (PG_ARGISNULL(0))
+			PG_RETURN_NULL();
+		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
+	}
+	if (PG_ARGISNULL(2) || PG_ARGISNULL(3))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s must not be null", PG_ARGISNULL(2) ? "bits_per_key" : "expected_keys"),
+				 errhint("bloom_agg(key, bits_per_key, expected_keys) sizes the filter for expected_keys keys before the first row.")));
+
+	cache = fixed_geometry(fcinfo, PG_GETARG_INT32(2), PG_GETARG_INT64(3));
+	if (PG_ARGISNULL(0))
+	{
+		MemoryContext old = MemoryContextSwitchTo(aggcontext);
+
+		state = bloom_new_empty_filter(&cache->geometry);
+		MemoryContextSwitchTo(old);
+	}
+	else
+	{
+		/* the state is always the plain value made above, and ours */
+		state = (bytea *) PG_GETARG_POINTER(0);
+		if (VARSIZE(state) - VARHDRSZ != cache->geometry.filter_bytes ||
+			((uint8 *) VARDATA(state))[cache->geometry.filter_bytes - 1] != cache->geometry.k)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("bloom_agg bits_per_key and expected_keys must be the same for every row of a group"),
+					 errdetail("The group's filter has %zu bytes and k = %u; %d bits per key for " INT64_FORMAT " keys gives " UINT64_FORMAT " bytes and k = %u.",
+							   (Size) (VARSIZE(state) - VARHDRSZ),
+							   (unsigned) ((uint8 *) VARDATA(state))[VARSIZE(state) - VARHDRSZ - 1],
+							   cache->bits_per_key, cache->expected_keys,
+							   cache->geometry.filter_bytes, cache->geometry.k)));
+	}
+
+	/* PG_GETARG_VARLENA_PP, with no call for a key read in place */
+	key = (struct varlena *) PG_GETARG_POINTER(1);
+	if (unlikely(VARATT_IS_EXTERNAL(key) || VARATT_IS_COMPRESSED(key)))
+		key = pg_detoast_datum_packed(key);
+	hash = bloom_key_hash(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key));
+	bloom_prepared_set_hashes(&cache->prepared, (uint8 *) VARDATA(state), &hash, 1);
+	PG_RETURN_BYTEA_P(state);
+}

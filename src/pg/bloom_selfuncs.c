@@ -1,0 +1,83 @@
+/*
+ * bloom_selfuncs.c
+ *		The planner's estimate for key <~ filter and filter ~> key.
+ *
+ * With a constant on one side, the operator itself is run on the other
+ * side's most common values and histogram (generic_restriction_selectivity,
+ * as matchingsel does for PostgreSQL's own matching operators): what the
+ * filter matches among the sampled values, false positives included.  Two
+ * corrections, when the constant is the filter:
+ *
+ *  - without usable statistics, the estimate is the filter's estimated key
+ *    count over the column's number of distinct values (when known), not a
+ *    fixed guess;
+ *  - the estimate never goes below the filter's own false-positive rate
+ *    times the non-NULL rows: a sample that matched nothing does not show
+ *    that nothing matches, since every absent key matches at that rate.
+ */
+#include "postgres.h"
+
+#include "bloom_compat.h"
+
+BLOOM_SERVER_HEADERS_BEGIN
+#include "access/htup_details.h"
+#include "catalog/pg_statistic.h"
+#include "catalog/pg_type.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+BLOOM_SERVER_HEADERS_END
+
+#include "bloom_pg.h"
+#include "bloom_stats.h"
+
+PG_FUNCTION_INFO_V1(bloom_may_contain_sel);
+
+Datum
+bloom_may_contain_sel(PG_FUNCTION_ARGS)
+{
+	PlannerInfo *root = (PlannerInfo *) PG_GETARG_POINTER(0);
+	Oid			operator = PG_GETARG_OID(1);
+	List	   *args = (List *) PG_GETARG_POINTER(2);
+	int			varRelid = PG_GETARG_INT32(3);
+	VariableStatData vardata;
+	Node	   *other;
+	bool		varonleft;
+	double		default_sel = DEFAULT_MATCHING_SEL;
+	double		floor_sel = 0.0;
+	double		nullfrac = 0.0;
+	double		sel;
+	Oid			lefttype;
+	Oid			righttype;
+	Oid			filter_type;
+
+	/* the filter is the operand that is not the key (text or bytea) */
+	op_input_types(operator, &lefttype, &righttype);
+	filter_type = (lefttype == TEXTOID || lefttype == BYTEAOID) ? righttype : lefttype;
+
+	if (!get_restriction_variable(root, args, varRelid, &vardata, &other, &varonleft))
+		PG_RETURN_FLOAT8(DEFAULT_MATCHING_SEL);
+
+	if (IsA(other, Const) && !((Const *) other)->constisnull &&
+		((Const *) other)->consttype == filter_type)
+	{
+		bytea	   *filter = DatumGetBloomFilterPP(((Const *) other)->constvalue);
+		bloom_stats stats;
+		bool		isdefault;
+		double		ndistinct;
+
+		bloom_stats_of(BloomFilterBytes(filter), BloomFilterLength(filter), &stats);
+		if (HeapTupleIsValid(vardata.statsTuple))
+			nullfrac = ((Form_pg_statistic) GETSTRUCT(vardata.statsTuple))->stanullfrac;
+		floor_sel = stats.false_positive_rate * (1.0 - nullfrac);
+		ndistinct = get_variable_numdistinct(&vardata, &isdefault);
+		if (!isdefault && ndistinct > 0)
+			default_sel = Min(1.0, stats.estimated_keys / ndistinct);
+	}
+	ReleaseVariableStats(vardata);
+
+	sel = generic_restriction_selectivity(root, operator, InvalidOid, args,
+										  varRelid, default_sel);
+	sel = Max(sel, floor_sel);
+	CLAMP_PROBABILITY(sel);
+	PG_RETURN_FLOAT8(sel);
+}

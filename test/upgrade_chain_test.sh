@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+#
+# test/upgrade_chain_test.sh -- ALTER EXTENSION bloomfilter UPDATE gives
+# what a fresh CREATE EXTENSION gives, and keeps what users stored.
+#
+# On a throw-away cluster of BF_PG_MAJOR (default the host's), where the
+# extension is installed:
+#   1. one database installs the oldest version (bloomfilter--1.0.sql),
+#      stores filters (inline and out of line) and bloom_agg_state values,
+#      then walks ALTER EXTENSION ... UPDATE TO every later version of the
+#      bloomfilter--A--B.sql scripts, one step at a time, to the control
+#      file's default_version;
+#   2. another database runs a fresh CREATE EXTENSION bloomfilter;
+#   3. the two have the same member objects: by pg_describe_object, with
+#      each function's signature, volatility, parallel safety, strictness,
+#      C symbol and support function, each aggregate's support functions,
+#      each operator's estimators, commutator, negator and hash/merge flags,
+#      each operator class's operators and functions, each type's I/O, each
+#      cast, and every COMMENT;
+#   4. the stored values keep their bytes and probe the same;
+#   5. the whole regression suite passes on the updated database.
+#
+# Every later version adds its upgrade script, and this test walks it.
+# Prints "upgrade-chain: N passed, N failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+# shellcheck source=test/lib/checks.sh
+. test/lib/checks.sh
+
+start_test_cluster upgrade-chain
+BINDIR=$(bf_pg_bindir)
+q() {
+	local db=$1
+	shift
+	"$BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -At -d "$db" "$@"
+}
+
+default_version=$(sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" bloomfilter.control)
+# The chain from the base script's version: each step's target, in order.
+base=$(ls bloomfilter--*.sql | grep -v -- '--.*--' | sed -E 's/^bloomfilter--(.*)\.sql$/\1/' | sort -V | head -n 1)
+steps=()
+from=$base
+while next=$(ls "bloomfilter--$from--"*.sql 2>/dev/null | sed -E "s/^bloomfilter--$from--(.*)\.sql$/\1/" | sort -V | tail -n 1) &&
+	[ -n "$next" ]; do
+	steps+=("$next")
+	from=$next
+done
+if [ "$from" = "$default_version" ]; then
+	pass "the upgrade scripts lead from $base to default_version $default_version (${steps[*]:-no step})"
+else
+	fail "the upgrade scripts lead from $base to $from, but default_version is $default_version"
+fi
+
+# 1. the oldest version, with stored values
+q postgres -c "CREATE DATABASE chain_updated" -c "CREATE DATABASE chain_fresh"
+q chain_updated <<SQL
+CREATE EXTENSION bloomfilter VERSION '$base';
+CREATE SCHEMA chain_stored;
+CREATE TABLE chain_stored.filters (id int PRIMARY KEY, f bloomfilter, s bloom_agg_state);
+CREATE AGGREGATE chain_stored.bloom_partial(text, integer) (
+  SFUNC = bloom_agg_transfn, STYPE = bloom_agg_state);
+INSERT INTO chain_stored.filters (id, f) SELECT 1, bloom_agg('k' || i, 10) FROM generate_series(1, 500) i;
+INSERT INTO chain_stored.filters (id, f) SELECT 2, bloom_agg('k' || i, 10) FROM generate_series(1, 200000) i;
+INSERT INTO chain_stored.filters VALUES (3, NULL, NULL), (4, '\x0001', NULL);
+INSERT INTO chain_stored.filters (id, s) SELECT 5, chain_stored.bloom_partial('k' || i, 10) FROM generate_series(1, 1000) i;
+SQL
+digests() {
+	q chain_updated -c "SELECT id || '|' || COALESCE(md5(f::bytea), 'NULL') || '|'
+	                           || COALESCE(md5(bloom_agg_state_send(s)), 'NULL') || '|'
+	                           || (SELECT count(*) FROM generate_series(1, 2000) i WHERE ('k' || i) <~ f) || '|'
+	                           || COALESCE(md5(bloom_agg_finalfn(s)::bytea), 'NULL')
+	                      FROM chain_stored.filters ORDER BY id"
+}
+before=$(digests)
+
+for step in "${steps[@]}"; do
+	if q chain_updated -c "ALTER EXTENSION bloomfilter UPDATE TO '$step'"; then
+		pass "ALTER EXTENSION bloomfilter UPDATE TO '$step' with stored filters and states"
+	else
+		fail "ALTER EXTENSION bloomfilter UPDATE TO '$step' failed"
+	fi
+done
+got=$(q chain_updated -c "SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter'")
+[ "$got" = "$default_version" ] && pass "the updated database is at $default_version" ||
+	fail "the updated database is at $got, not $default_version"
+
+# 2. fresh
+q chain_fresh -c "CREATE EXTENSION bloomfilter"
+got=$(q chain_fresh -c "SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter'")
+[ "$got" = "$default_version" ] && pass "a fresh CREATE EXTENSION installs $default_version" ||
+	fail "a fresh CREATE EXTENSION installs $got, not $default_version"
+
+# 3. the same member objects
+members() {
+	q "$1" <<'SQL'
+WITH members AS (
+  SELECT d.classid, d.objid, d.objsubid
+    FROM pg_depend d
+    JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid
+   WHERE e.extname = 'bloomfilter' AND d.deptype = 'e')
+SELECT pg_describe_object(m.classid, m.objid, m.objsubid)
+       || ' | comment: ' || COALESCE(obj_description(m.objid, m.classid::regclass::name), '<none>')
+       || COALESCE((SELECT format(' | returns %s, volatility %s, parallel %s, strict %s, kind %s, symbol %s, support %s',
+                                  p.prorettype::regtype, p.provolatile, p.proparallel, p.proisstrict,
+                                  p.prokind, p.prosrc, p.prosupport)
+                      FROM pg_proc p WHERE m.classid = 'pg_proc'::regclass AND p.oid = m.objid), '')
+       || COALESCE((SELECT format(' | transition %s, final %s, combine %s, serial %s, deserial %s, state %s, init %s, space %s, final modify %s',
+                                  a.aggtransfn::regprocedure, a.aggfinalfn, a.aggcombinefn, a.aggserialfn,
+                                  a.aggdeserialfn, a.aggtranstype::regtype, a.agginitval, a.aggtransspace,
+                                  a.aggfinalmodify)
+                      FROM pg_aggregate a WHERE m.classid = 'pg_proc'::regclass AND a.aggfnoid = m.objid), '')
+       || COALESCE((SELECT format(' | function %s, restrict %s, join %s, commutator %s, negator %s, hashes %s, merges %s',
+                                  o.oprcode, o.oprrest, o.oprjoin, o.oprcom::regoperator,
+                                  o.oprnegate::regoperator, o.oprcanhash, o.oprcanmerge)
+                      FROM pg_operator o WHERE m.classid = 'pg_operator'::regclass AND o.oid = m.objid), '')
+       || COALESCE((SELECT format(' | default %s, operators %s, functions %s', c.opcdefault,
+                                  (SELECT string_agg(format('%s %s', ao.amopstrategy, ao.amopopr::regoperator), ', ' ORDER BY ao.amopstrategy)
+                                     FROM pg_amop ao WHERE ao.amopfamily = c.opcfamily),
+                                  (SELECT string_agg(format('%s %s', ap.amprocnum, ap.amproc::regprocedure), ', ' ORDER BY ap.amprocnum)
+                                     FROM pg_amproc ap WHERE ap.amprocfamily = c.opcfamily))
+                      FROM pg_opclass c WHERE m.classid = 'pg_opclass'::regclass AND c.oid = m.objid), '')
+       || COALESCE((SELECT format(' | input %s, output %s, receive %s, send %s, length %s, align %s, storage %s',
+                                  t.typinput, t.typoutput, t.typreceive, t.typsend, t.typlen, t.typalign, t.typstorage)
+                      FROM pg_type t WHERE m.classid = 'pg_type'::regclass AND t.oid = m.objid), '')
+       || COALESCE((SELECT format(' | function %s, context %s, method %s',
+                                  CASE WHEN c.castfunc = 0 THEN '-' ELSE c.castfunc::regprocedure::text END,
+                                  c.castcontext, c.castmethod)
+                      FROM pg_cast c WHERE m.classid = 'pg_cast'::regclass AND c.oid = m.objid), '')
+  FROM members m
+ ORDER BY 1;
+SQL
+}
+members chain_updated >"$WORK/updated.txt"
+members chain_fresh >"$WORK/fresh.txt"
+if [ ! -s "$WORK/fresh.txt" ]; then
+	fail "no member objects listed"
+elif diff -u "$WORK/fresh.txt" "$WORK/updated.txt"; then
+	pass "updated and fresh have the same $(wc -l <"$WORK/fresh.txt") member objects, properties and comments"
+else
+	fail "updated and fresh differ in their member objects (diff above: - fresh, + updated)"
+fi
+
+# 4. the stored values
+after=$(digests)
+while IFS= read -r line; do
+	id=${line%%|*}
+	if grep -qxF -- "$line" <<<"$after"; then
+		pass "stored row $id keeps its bytes and probes across the update"
+	else
+		fail "stored row $id: before '$line', after '$(grep "^$id|" <<<"$after" || true)'"
+	fi
+done <<<"$before"
+
+# 5. the regression suite on the updated database
+pg_regress="$(dirname "$("$(bf_pg_config)" --pgxs)")/../../src/test/regress/pg_regress"
+# the Makefile's REGRESS list, continuation lines joined
+tests=$(awk '/^REGRESS =/ { on = 1 } on { line = $0; sub(/^REGRESS =/, "", line); cont = sub(/\\$/, "", line); printf "%s ", line; if (!cont) exit }' Makefile)
+mkdir -p "$WORK/regress"
+if "$pg_regress" --inputdir=. --outputdir="$WORK/regress" --bindir="$BINDIR" \
+	--use-existing --dbname=chain_updated $tests >"$WORK/regress.log" 2>&1; then
+	pass "the whole regression suite passes on the updated database ($(wc -w <<<"$tests") tests)"
+else
+	cat "$WORK/regress.log"
+	[ -f "$WORK/regress/regression.diffs" ] && head -n 100 "$WORK/regress/regression.diffs"
+	fail "the regression suite fails on the updated database"
+fi
+
+check_summary upgrade-chain
