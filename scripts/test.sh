@@ -377,6 +377,12 @@ stage_dump_restore() {
 		test/dump_restore_test.sh
 }
 
+# ALTER EXTENSION UPDATE against a fresh install (its own cluster)
+stage_upgrade_chain() {
+	stage "upgrade chain: ALTER EXTENSION bloomfilter UPDATE against CREATE EXTENSION (test/upgrade_chain_test.sh)"
+	run_suite "upgrade-chain" upgrade-chain "$LOGDIR/upgrade-chain.log" test/upgrade_chain_test.sh
+}
+
 stage_stop_cluster() {
 	stage "stop cluster"
 	if [ -n "$cluster_ok" ]; then
@@ -440,6 +446,7 @@ host_suite() {
 	cluster_suite "cancel" cancel "$LOGDIR/cancel.log" test/cancel_test.sh
 
 	stage_dump_restore
+	stage_upgrade_chain
 
 	stage "sqlsmith: 1000 random queries, no crash (test/sqlsmith_run.sh)"
 	rc=0
@@ -475,6 +482,7 @@ inside_suite() {
 	stage_sqldiff_random "$BF_RANDOM_EXPORT" "$BF_RANDOM_SEED"
 	stage_dump_restore
 	stage_stop_cluster
+	stage_upgrade_chain
 }
 
 # ---- the host's side of another major's suite ----------------------------------

@@ -9,7 +9,7 @@
 # headers), while each function the extension script names for LANGUAGE C,
 # with its pg_finfo_ record, and Pg_magic_func must be exported.
 #
-#   test/exports_test.sh [MODULE.so [SCRIPT.sql]]
+#   test/exports_test.sh [MODULE.so [SCRIPT.sql...]]  (default: every bloomfilter--*.sql)
 #
 # Prints "exports: N passed, N failed".
 set -euo pipefail
@@ -18,20 +18,22 @@ cd "$(dirname "$0")/.."
 . test/lib/checks.sh
 
 so=${1:-bloomfilter.so}
-script=${2:-bloomfilter--1.0.sql}
+shift || true
+scripts=("$@")
+[ "${#scripts[@]}" -gt 0 ] || scripts=(bloomfilter--*.sql)
 
 # The C symbol of each LANGUAGE C function: the function's own name unless
 # AS 'MODULE_PATHNAME', 'symbol' names another.
-mapfile -t wanted < <(tr '\n' ' ' <"$script" |
+mapfile -t wanted < <(cat "${scripts[@]}" | tr '\n' ' ' |
 	grep -oE "CREATE FUNCTION [a-z_0-9]+\([^)]*\)[^;]*AS 'MODULE_PATHNAME'(, *'[a-z_0-9]+')?" |
 	sed -E "s/^CREATE FUNCTION ([a-z_0-9]+)\(.*'MODULE_PATHNAME'(, *'([a-z_0-9]+)')?$/\1 \3/" |
 	awk '{print ($2 != "") ? $2 : $1}' | sort -u)
 mapfile -t exported < <(nm -D --defined-only "$so" | awk '{print $3}' | sort -u)
 
 if [ "${#wanted[@]}" -gt 0 ]; then
-	pass "$script names ${#wanted[@]} C functions"
+	pass "the extension scripts name ${#wanted[@]} C functions"
 else
-	fail "found no LANGUAGE C function in $script"
+	fail "found no LANGUAGE C function in ${scripts[*]}"
 fi
 
 declare -A is_exported=()
@@ -41,7 +43,7 @@ for fn in "${wanted[@]}"; do
 	[ -n "${is_exported[$fn]:-}" ] && [ -n "${is_exported[pg_finfo_$fn]:-}" ] || missing+=("$fn")
 done
 if [ "${#missing[@]}" -eq 0 ]; then
-	pass "every C function of $script is exported with its pg_finfo_ record"
+	pass "every C function of the extension scripts is exported with its pg_finfo_ record"
 else
 	fail "not exported: ${missing[*]}"
 fi

@@ -92,7 +92,9 @@ CREATE TABLE keys (src int NOT NULL, case_id text, ord int, key_hex text);
 CREATE TABLE probes (src int NOT NULL, case_id text, ord int, key_hex text, expected bool);
 
 -- bloom_agg's filters (text form), per create case
-CREATE TABLE built (src int, case_id text, nk bigint, fb text, ft text, err text);
+-- and the reserved-filter paths: bloom_agg(bytea key, bpk, nkeys) and
+-- bloom_add(bloom_empty(nkeys, bpk), keys[])
+CREATE TABLE built (src int, case_id text, nk bigint, fb text, ft text, fr text, fa text, err text);
 -- the filter each case's probes run against
 CREATE TABLE pfilter (src int, case_id text, text_ok bool, origin text, f bloomfilter, err text);
 -- one row per evaluated probe
@@ -128,18 +130,23 @@ $$;
 CREATE FUNCTION sd_build(p_src int, p_case text) RETURNS void LANGUAGE plpgsql AS $f$
 BEGIN
 	EXECUTE format($q$
-		INSERT INTO built (src, case_id, nk, fb, ft)
+		INSERT INTO built (src, case_id, nk, fb, ft, fr, fa)
 		SELECT c.src, c.case_id, count(k.case_id),
 		       (bloom_agg(decode(k.key_hex, 'hex'), c.bpk ORDER BY k.ord)
 		            FILTER (WHERE k.case_id IS NOT NULL))::text,
 		       (bloom_agg(CASE WHEN c.text_ok
 		                       THEN convert_from(decode(k.key_hex, 'hex'), 'UTF8') END,
 		                  c.bpk ORDER BY k.ord)
-		            FILTER (WHERE k.case_id IS NOT NULL AND c.text_ok))::text
+		            FILTER (WHERE k.case_id IS NOT NULL AND c.text_ok))::text,
+		       (bloom_agg(decode(k.key_hex, 'hex'), c.bpk, c.nkeys::bigint ORDER BY k.ord)
+		            FILTER (WHERE k.case_id IS NOT NULL))::text,
+		       bloom_add(bloom_empty(c.nkeys, c.bpk),
+		                 coalesce(array_agg(decode(k.key_hex, 'hex') ORDER BY k.ord)
+		                              FILTER (WHERE k.case_id IS NOT NULL), '{}'))::text
 		FROM cases c
 		LEFT JOIN keys k ON k.src = c.src AND k.case_id = c.case_id
 		WHERE c.kind = 'create' AND c.bpk IS NOT NULL %s
-		GROUP BY c.src, c.case_id$q$, sd_where(p_src, p_case, 'c'));
+		GROUP BY c.src, c.case_id, c.nkeys, c.bpk$q$, sd_where(p_src, p_case, 'c'));
 END
 $f$;
 
@@ -278,6 +285,7 @@ pr AS (
 pe AS (SELECT src, case_id, string_agg(err, '; ') AS err FROM probe_err GROUP BY 1, 2),
 bt AS (
 	SELECT src, case_id, count(*) AS nrows, max(fb) AS fb, max(ft) AS ft,
+	       max(fr) AS fr, max(fa) AS fa,
 	       string_agg(err, '; ') AS err
 	FROM built GROUP BY 1, 2
 ),
@@ -286,7 +294,7 @@ j AS (
 	       c.kind, c.bpk, c.nkeys, coalesce(c.text_ok, false) AS text_ok,
 	       lower(c.filter_hex) AS filter_hex, lower(c.filter_sha256) AS filter_sha256,
 	       coalesce(kc.n, 0) AS nk, coalesce(pc.n, 0) AS np,
-	       b.src IS NOT NULL AS has_built, b.fb, b.ft, b.err AS build_err,
+	       b.src IS NOT NULL AS has_built, b.fb, b.ft, b.fr, b.fa, b.err AS build_err,
 	       pf.f IS NOT NULL AS has_pf, pf.origin, pf.err AS cast_err,
 	       coalesce(pr.n, 0) AS np_done, coalesce(pr.bad, 0) AS np_bad, pr.first_bad,
 	       pe.err AS probe_err
@@ -310,6 +318,14 @@ e AS (
 	            WHEN filter_sha256 IS NOT NULL
 	            THEN encode(sha256(decode(substr(ft, 3), 'hex')), 'hex') = filter_sha256
 	       END AS ft_ok,
+	       CASE WHEN filter_hex IS NOT NULL THEN fr = '\x' || filter_hex
+	            WHEN filter_sha256 IS NOT NULL
+	            THEN encode(sha256(decode(substr(fr, 3), 'hex')), 'hex') = filter_sha256
+	       END AS fr_ok,
+	       CASE WHEN filter_hex IS NOT NULL THEN fa = '\x' || filter_hex
+	            WHEN filter_sha256 IS NOT NULL
+	            THEN encode(sha256(decode(substr(fa, 3), 'hex')), 'hex') = filter_sha256
+	       END AS fa_ok,
 	       coalesce('\x' || filter_hex, 'sha256 ' || filter_sha256) AS expected_txt,
 	       kind = 'create' AS is_create
 	FROM j
@@ -344,6 +360,12 @@ SELECT e.src, e.case_id, array_remove(ARRAY[
 	CASE WHEN is_create AND nk > 0 AND text_ok AND ft IS NOT NULL AND ft_ok IS NOT TRUE
 	     THEN format('bloom_agg(text, %s) = %s, LevelDB wrote %s',
 	                 bpk, sd_abbrev(ft), sd_abbrev(expected_txt)) END,
+	CASE WHEN is_create AND nk > 0 AND nkeys = nk AND fr_ok IS NOT TRUE
+	     THEN format('bloom_agg(bytea, %s, %s) = %s, LevelDB wrote %s',
+	                 bpk, nkeys, sd_abbrev(fr), sd_abbrev(expected_txt)) END,
+	CASE WHEN is_create AND has_built AND build_err IS NULL AND nkeys = nk AND fa_ok IS NOT TRUE
+	     THEN format('bloom_add(bloom_empty(%s, %s), keys) = %s, LevelDB wrote %s',
+	                 nkeys, bpk, sd_abbrev(fa), sd_abbrev(expected_txt)) END,
 	CASE WHEN is_create AND nk = 0 AND fb IS NOT NULL
 	     THEN 'bloom_agg(bytea) over no keys = ' || sd_abbrev(fb) || ', expected NULL' END,
 	CASE WHEN is_create AND nk = 0 AND ft IS NOT NULL
