@@ -290,6 +290,8 @@ psql_c "CREATE AGGREGATE bench_bloom_state(text, integer) (SFUNC = bloom_agg_tra
 Q_count="SELECT count(k) FROM bench_keys"
 Q_state="SELECT bench_bloom_state(k, $BITS) IS NOT NULL FROM bench_keys"
 Q_bloom="SELECT bloom_agg(k, $BITS) IS NOT NULL FROM bench_keys"
+# the reserved aggregate, sized for exactly the table's keys: the same bytes
+Q_reserved="SELECT bloom_agg(k, $BITS, $KEYS) IS NOT NULL FROM bench_keys"
 SET_serial="SET max_parallel_workers_per_gather = 0;"
 SET_par="SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
 SET_par2="$SET_par SET parallel_leader_participation = on;"
@@ -297,9 +299,9 @@ SET_par2nl="$SET_par SET parallel_leader_participation = off;"
 CONFIGS=(serial par2 par2nl)
 declare -A CFG_SET=([serial]=$SET_serial [par2]=$SET_par2 [par2nl]=$SET_par2nl)
 declare -A CFG_NAME=([serial]="serial" [par2]="2 workers + leader" [par2nl]="2 workers, leader not scanning")
-QUERIES=(count state bloom)
-declare -A Q_SQL=([count]=$Q_count [state]=$Q_state [bloom]=$Q_bloom)
-declare -A Q_NAME=([count]="count(k)" [state]="bloom_agg without final" [bloom]="bloom_agg(k, $BITS)")
+QUERIES=(count state bloom reserved)
+declare -A Q_SQL=([count]=$Q_count [state]=$Q_state [bloom]=$Q_bloom [reserved]=$Q_reserved)
+declare -A Q_NAME=([count]="count(k)" [state]="bloom_agg without final" [bloom]="bloom_agg(k, $BITS)" [reserved]="bloom_agg(k, $BITS, $KEYS)")
 
 # Round 0 is the warm-up, run under EXPLAIN ANALYZE to record the plan and
 # the workers launched.  Rounds 1..REPS are the plain queries, timed by
@@ -444,12 +446,19 @@ $SET_par2nl
 SELECT 'P', 'par2nl', plan, workers_launched FROM bench_explain(\$q\$CREATE TABLE bench_md5_par2nl AS SELECT md5(bloom_agg(k, $BITS)::text) AS m FROM bench_keys\$q\$);
 SELECT 'M', 'par2nl', m FROM bench_md5_par2nl;
 DROP TABLE bench_md5_par2, bench_md5_par2nl;
+$SET_par2
+SELECT 'R', md5(bloom_agg(k, $BITS, $KEYS)::text) FROM bench_keys;
 EOF
 psql_file "$WORK/identity.sql" >"$WORK/identity.out"
 serial_md5=$(awk -F'|' '$1 == "S" {print $2}' "$WORK/identity.out")
 filter_bytes=$(awk -F'|' '$1 == "S" {print $3}' "$WORK/identity.out")
 identical=yes
+reserved_md5=$(awk -F'|' '$1 == "R" {print $2}' "$WORK/identity.out")
+if [ "$reserved_md5" != "$serial_md5" ]; then
+	identical=NO
+fi
 echo "== Parallel result = serial result?"
+echo "reserved bloom_agg(k, $BITS, $KEYS), 2 workers + leader: md5 $reserved_md5"
 echo "serial:                          md5 of the filter's text form $serial_md5 ($filter_bytes filter bytes)"
 for cfg in par2 par2nl; do
 	m=$(awk -F'|' -v c="$cfg" '$1 == "M" && $2 == c {print $3}' "$WORK/identity.out")
@@ -715,6 +724,10 @@ SUMMARY=$OUT_DIR/agg_bench-$STAMP.md
 	ratio_row "bloom_agg speed-up, serial / 2 workers + leader (target ≥ 1.6×)" serial.bloom par2.bloom 1.6
 	ratio_row "bloom_agg speed-up, serial / 2 workers, leader not scanning" serial.bloom par2nl.bloom 1.6
 	ratio_row "bloom_agg without final speed-up, serial / 2 workers + leader" serial.state par2.state
+	ratio_row "reserved bloom_agg(k, $BITS, $KEYS) / count(k), serial" serial.reserved serial.count
+	ratio_row "reserved bloom_agg(k, $BITS, $KEYS) / count(k), 2 workers + leader" par2.reserved par2.count
+	ratio_row "reserved bloom_agg / bloom_agg, serial" serial.reserved serial.bloom
+	ratio_row "reserved bloom_agg speed-up, serial / 2 workers + leader" serial.reserved par2.reserved
 	ratio_row "count(k) speed-up, serial / 2 workers + leader" serial.count par2.count
 	ratio_row "count(k) speed-up, serial / 2 workers, leader not scanning" serial.count par2nl.count
 	echo "| bloom_agg's final function, serial (bloom_agg − without final) | $final_ms ms = ${final_pct}% | $final_best ms = ${final_pct_best}% |"
