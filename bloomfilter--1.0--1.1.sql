@@ -153,3 +153,37 @@ COMMENT ON FUNCTION bloom_agg_fixed_transfn(bloomfilter, text, integer, bigint) 
 COMMENT ON FUNCTION bloom_agg_fixed_transfn(bloomfilter, bytea, integer, bigint) IS 'bloom_agg(key, bits_per_key, expected_keys) transition: sets a bytea key''s bits in the reserved filter';
 COMMENT ON AGGREGATE bloom_agg(text, integer, bigint) IS 'the filter of the non-NULL text keys in the geometry of expected_keys keys, set as rows arrive';
 COMMENT ON AGGREGATE bloom_agg(bytea, integer, bigint) IS 'the filter of the non-NULL bytea keys in the geometry of expected_keys keys, set as rows arrive';
+
+------------------------------------------------------------------------
+-- Two-phase bloom_agg: partial states per shard or server, merged into
+-- the one filter over all rows.
+------------------------------------------------------------------------
+
+CREATE AGGREGATE bloom_agg_partial(text, integer) (
+	SFUNC = bloom_agg_transfn,
+	STYPE = bloom_agg_state,
+	COMBINEFUNC = bloom_agg_combinefn,
+	SSPACE = 1024,
+	PARALLEL = SAFE
+);
+
+CREATE AGGREGATE bloom_agg_partial(bytea, integer) (
+	SFUNC = bloom_agg_transfn,
+	STYPE = bloom_agg_state,
+	COMBINEFUNC = bloom_agg_combinefn,
+	SSPACE = 1024,
+	PARALLEL = SAFE
+);
+
+CREATE AGGREGATE bloom_agg_merge(bloom_agg_state) (
+	SFUNC = bloom_agg_combinefn,
+	STYPE = bloom_agg_state,
+	FINALFUNC = bloom_agg_finalfn,
+	COMBINEFUNC = bloom_agg_combinefn,
+	SSPACE = 1024,
+	PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE bloom_agg_partial(text, integer) IS 'the bloom_agg state of the non-NULL text keys, to merge with bloom_agg_merge';
+COMMENT ON AGGREGATE bloom_agg_partial(bytea, integer) IS 'the bloom_agg state of the non-NULL bytea keys, to merge with bloom_agg_merge';
+COMMENT ON AGGREGATE bloom_agg_merge(bloom_agg_state) IS 'the LevelDB filter of the keys of all the non-NULL states: bloom_agg over all their rows';
