@@ -11,8 +11,8 @@
 # starts a throw-away cluster of major N, where the extension is installed,
 # and
 #   1. restores every DIR/pgM.dump with M < N and compares each row's bytes
-#      (md5 of f::bytea and of the state's binary form) and probe counts
-#      with what major M wrote in DIR/pgM.expected;
+#      and probe counts with what major M wrote in DIR/pgM.expected
+#      (test/lib/stored_values.sh);
 #   2. builds the same table (filters inline and out of line, a NULL, a
 #      bloom_agg_state column) and checks that bloom_agg over the same rows
 #      gives the bytes every earlier major gave;
@@ -25,6 +25,8 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 # shellcheck source=test/lib/checks.sh
 . test/lib/checks.sh
+# shellcheck source=test/lib/stored_values.sh
+. test/lib/stored_values.sh
 
 dir=${1:?usage: BF_PG_MAJOR=N test/cross_major_test.sh DIR}
 major=$BF_PG_MAJOR
@@ -36,16 +38,6 @@ q() {
 	local db=$1
 	shift
 	"$BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -At -d "$db" "$@"
-}
-
-# One line a row: id, bytes of the filter, bytes of the state, how many of
-# 2,000 probe keys the filter may contain.  The same query on every major.
-digests() {
-	q "$1" -c "SELECT id || '|' || COALESCE(md5(f::bytea), 'NULL') || '|'
-	                  || COALESCE(md5(bloom_agg_state_send(s)), 'NULL') || '|'
-	                  || COALESCE((SELECT count(*) FROM generate_series(1, 2000) i
-	                                WHERE ('k' || i) <~ f)::text, 'NULL')
-	             FROM filters ORDER BY id"
 }
 
 # 1. every older major's dump
@@ -62,44 +54,14 @@ for dump in "$dir"/pg*.dump; do
 		continue
 	fi
 	pass "PostgreSQL $major's pg_restore reads PostgreSQL $from's pg_dump -Fc"
-	got=$(digests "$db")
-	while IFS= read -r line; do
-		id=${line%%|*}
-		if grep -qxF -- "$line" <<<"$got"; then
-			pass "$from -> $major: row $id keeps its bytes and its probes"
-		else
-			fail "$from -> $major: row $id: dumped '$line', restored '$(grep "^$id|" <<<"$got" || true)'"
-		fi
-	done <"$dir/pg$from.expected"
-	if [ "$(wc -l <<<"$got")" -eq "$(wc -l <"$dir/pg$from.expected")" ]; then
-		pass "$from -> $major: as many rows restored as dumped"
-	else
-		fail "$from -> $major: $(wc -l <<<"$got") rows restored, $(wc -l <"$dir/pg$from.expected") dumped"
-	fi
+	compare_rows "$from -> $major" "$(cat "$dir/pg$from.expected")" "$(stored_values_digests "$db" stored)"
 done
 
 # 2. the same table on this major
 db=cross_major_src
 q postgres -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
-q "$db" <<'SQL'
-CREATE EXTENSION bloomfilter;
-CREATE TABLE filters (id int PRIMARY KEY, f bloomfilter, s bloom_agg_state);
-INSERT INTO filters (id, f)
-  SELECT 1, bloom_agg('k' || i, 10) FROM generate_series(1, 500) i;
-INSERT INTO filters (id, f)
-  SELECT 2, bloom_agg('k' || i, 10) FROM generate_series(1, 200000) i;
-INSERT INTO filters VALUES (3, NULL, NULL), (4, '\x0001', NULL);
--- The state as bloom_agg's partial aggregation leaves it.
-CREATE AGGREGATE bloom_partial(text, integer) (
-  SFUNC = bloom_agg_transfn, STYPE = bloom_agg_state);
-INSERT INTO filters (id, s)
-  SELECT 5, bloom_partial('k' || i, 10) FROM generate_series(1, 1000) i;
-SQL
-if [ "$(q "$db" -c "SELECT pg_column_size(f) > 100000 FROM filters WHERE id = 2")" = t ]; then
-	pass "PostgreSQL $major: the large filter is stored out of line"
-else
-	fail "PostgreSQL $major: the large filter is not stored out of line"
-fi
+q "$db" -c "CREATE EXTENSION bloomfilter"
+stored_values_create "$db" stored
 agg=$(q "$db" -c "SELECT md5(bloom_agg('k' || i, 10)::bytea) FROM generate_series(1, 200000) i")
 for other in "$dir"/pg*.agg; do
 	[ -e "$other" ] || continue
@@ -112,7 +74,7 @@ for other in "$dir"/pg*.agg; do
 done
 
 # 3. this major's dump, for the newer ones
-digests "$db" >"$dir/pg$major.expected"
+stored_values_digests "$db" stored >"$dir/pg$major.expected"
 printf '%s\n' "$agg" >"$dir/pg$major.agg"
 if "$BINDIR/pg_dump" -Fc -f "$WORK/pg$major.dump" "$db"; then
 	cp "$WORK/pg$major.dump" "$dir/pg$major.dump"

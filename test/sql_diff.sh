@@ -113,6 +113,16 @@ EXCEPTION WHEN OTHERS THEN
 END
 $$;
 
+-- a filter's text form against the expected bytes, given as hex or as
+-- their sha256 (NULL when neither is given)
+CREATE FUNCTION sd_filter_ok(f text, filter_hex text, filter_sha256 text) RETURNS bool
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE WHEN filter_hex IS NOT NULL THEN f = '\x' || filter_hex
+	            WHEN filter_sha256 IS NOT NULL
+	            THEN encode(sha256(decode(substr(f, 3), 'hex')), 'hex') = filter_sha256
+	       END
+$$;
+
 CREATE FUNCTION sd_abbrev(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
 	SELECT CASE WHEN t IS NULL THEN 'NULL'
 	            WHEN length(t) > 72 THEN left(t, 60) || '...(' || length(t) || ' chars)'
@@ -308,24 +318,12 @@ j AS (
 	LEFT JOIN pe ON pe.src = i.src AND pe.case_id = i.case_id
 ),
 e AS (
-	-- does a filter (text form) match the expected one?
+	-- does each filter (text form) match the expected one?
 	SELECT j.*,
-	       CASE WHEN filter_hex IS NOT NULL THEN fb = '\x' || filter_hex
-	            WHEN filter_sha256 IS NOT NULL
-	            THEN encode(sha256(decode(substr(fb, 3), 'hex')), 'hex') = filter_sha256
-	       END AS fb_ok,
-	       CASE WHEN filter_hex IS NOT NULL THEN ft = '\x' || filter_hex
-	            WHEN filter_sha256 IS NOT NULL
-	            THEN encode(sha256(decode(substr(ft, 3), 'hex')), 'hex') = filter_sha256
-	       END AS ft_ok,
-	       CASE WHEN filter_hex IS NOT NULL THEN fr = '\x' || filter_hex
-	            WHEN filter_sha256 IS NOT NULL
-	            THEN encode(sha256(decode(substr(fr, 3), 'hex')), 'hex') = filter_sha256
-	       END AS fr_ok,
-	       CASE WHEN filter_hex IS NOT NULL THEN fa = '\x' || filter_hex
-	            WHEN filter_sha256 IS NOT NULL
-	            THEN encode(sha256(decode(substr(fa, 3), 'hex')), 'hex') = filter_sha256
-	       END AS fa_ok,
+	       sd_filter_ok(fb, filter_hex, filter_sha256) AS fb_ok,
+	       sd_filter_ok(ft, filter_hex, filter_sha256) AS ft_ok,
+	       sd_filter_ok(fr, filter_hex, filter_sha256) AS fr_ok,
+	       sd_filter_ok(fa, filter_hex, filter_sha256) AS fa_ok,
 	       coalesce('\x' || filter_hex, 'sha256 ' || filter_sha256) AS expected_txt,
 	       kind = 'create' AS is_create
 	FROM j

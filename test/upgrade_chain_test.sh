@@ -28,6 +28,8 @@ cd "$(dirname "$0")/.."
 . scripts/lib.sh
 # shellcheck source=test/lib/checks.sh
 . test/lib/checks.sh
+# shellcheck source=test/lib/stored_values.sh
+. test/lib/stored_values.sh
 
 start_test_cluster upgrade-chain
 BINDIR=$(bf_pg_bindir)
@@ -55,25 +57,9 @@ fi
 
 # 1. the oldest version, with stored values
 q postgres -c "CREATE DATABASE chain_updated" -c "CREATE DATABASE chain_fresh"
-q chain_updated <<SQL
-CREATE EXTENSION bloomfilter VERSION '$base';
-CREATE SCHEMA chain_stored;
-CREATE TABLE chain_stored.filters (id int PRIMARY KEY, f bloomfilter, s bloom_agg_state);
-CREATE AGGREGATE chain_stored.bloom_partial(text, integer) (
-  SFUNC = bloom_agg_transfn, STYPE = bloom_agg_state);
-INSERT INTO chain_stored.filters (id, f) SELECT 1, bloom_agg('k' || i, 10) FROM generate_series(1, 500) i;
-INSERT INTO chain_stored.filters (id, f) SELECT 2, bloom_agg('k' || i, 10) FROM generate_series(1, 200000) i;
-INSERT INTO chain_stored.filters VALUES (3, NULL, NULL), (4, '\x0001', NULL);
-INSERT INTO chain_stored.filters (id, s) SELECT 5, chain_stored.bloom_partial('k' || i, 10) FROM generate_series(1, 1000) i;
-SQL
-digests() {
-	q chain_updated -c "SELECT id || '|' || COALESCE(md5(f::bytea), 'NULL') || '|'
-	                           || COALESCE(md5(bloom_agg_state_send(s)), 'NULL') || '|'
-	                           || (SELECT count(*) FROM generate_series(1, 2000) i WHERE ('k' || i) <~ f) || '|'
-	                           || COALESCE(md5(bloom_agg_finalfn(s)::bytea), 'NULL')
-	                      FROM chain_stored.filters ORDER BY id"
-}
-before=$(digests)
+q chain_updated -c "CREATE EXTENSION bloomfilter VERSION '$base'"
+stored_values_create chain_updated chain_stored
+before=$(stored_values_digests chain_updated chain_stored)
 
 for step in "${steps[@]}"; do
 	if q chain_updated -c "ALTER EXTENSION bloomfilter UPDATE TO '$step'"; then
@@ -143,15 +129,7 @@ else
 fi
 
 # 4. the stored values
-after=$(digests)
-while IFS= read -r line; do
-	id=${line%%|*}
-	if grep -qxF -- "$line" <<<"$after"; then
-		pass "stored row $id keeps its bytes and probes across the update"
-	else
-		fail "stored row $id: before '$line', after '$(grep "^$id|" <<<"$after" || true)'"
-	fi
-done <<<"$before"
+compare_rows "across the update" "$before" "$(stored_values_digests chain_updated chain_stored)"
 
 # 5. the regression suite on the updated database
 pg_regress="$(dirname "$("$(bf_pg_config)" --pgxs)")/../../src/test/regress/pg_regress"
