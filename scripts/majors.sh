@@ -61,10 +61,12 @@ bf_apt_mirror() {
 }
 
 bf__chroot_packages() {
-	local major=$1 kind=$2
+	local major=$1 kind=$2 citus=
+	# what ../shared/citus/build-citus.sh needs, for the majors Citus 14 supports
+	[ "$major" -ge 16 ] && citus=" liblz4-dev libzstd-dev libkrb5-dev libssl-dev libicu-dev xz-utils"
 	case $kind in
 	run) echo "postgresql-$major" ;;
-	build) echo "postgresql-$major postgresql-server-dev-$major postgresql-server-dev-all build-essential debhelper fakeroot binutils" ;;
+	build) echo "postgresql-$major postgresql-server-dev-$major postgresql-server-dev-all build-essential debhelper fakeroot binutils$citus" ;;
 	*) return 1 ;;
 	esac
 }
@@ -123,6 +125,13 @@ bf_chroot_ensure() {
 		touch "$tmp/.bloomfilter-chroot-complete"
 		rm -rf -- "$dir"
 		mv -- "$tmp" "$dir"
+		# chroots of an older package list for the same suite and kind
+		for old in "$BF_CHROOT_CACHE/$suite-pg$major-$kind-"*; do
+			case $old in
+			"$dir" | "$dir".*) ;;
+			*) rm -rf -- "$old" ;;
+			esac
+		done
 	) 9>"$dir.lock"
 	rc=$?
 	[ "$rc" -eq 0 ] || return "$rc"
