@@ -12,7 +12,8 @@ DATA = bloomfilter--1.0.sql bloomfilter--1.1.sql bloomfilter--1.0--1.1.sql
 # src/core: the PostgreSQL-free core (no PostgreSQL header); src/pg: the
 # SQL-facing glue that calls it.
 CORE_OBJS = src/core/bloom_hash.o src/core/bloom_filter.o src/core/bloom_hex.o \
-	src/core/bloom_state.o src/core/bloom_stats.o src/core/bloom_setops.o
+	src/core/bloom_state.o src/core/bloom_stats.o src/core/bloom_setops.o \
+	src/core/bloom_scheme.o src/core/bloom_scheme_table.o
 OBJS = $(CORE_OBJS) \
 	src/pg/bloom_pg.o src/pg/bloom_type_io.o src/pg/bloom_type_ops.o \
 	src/pg/bloom_agg_state.o src/pg/bloom_agg.o src/pg/bloom_probe.o \
@@ -109,6 +110,24 @@ test/unit/test_core_s390x: test/unit/test_core.c test/unit/vectors.c test/unit/v
 unittest-s390x: test/unit/test_core_s390x
 	$(QEMU_S390X) test/unit/test_core_s390x test/data/vectors
 
+# The statistics against measurement (test/stats/stats_accuracy.c), and the
+# checked-in table of rates against the program that made it.
+test/stats/stats_accuracy: test/stats/stats_accuracy.c $(CORE_SRCS) $(CORE_HDRS)
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ test/stats/stats_accuracy.c $(CORE_SRCS) -lm
+
+tools/scheme_table: tools/scheme_table.c $(CORE_SRCS) $(CORE_HDRS)
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ tools/scheme_table.c $(CORE_SRCS) -lm
+
+statstest: test/stats/stats_accuracy tools/scheme_table
+	tools/scheme_table --check 4 10 20
+	test/stats/stats_accuracy
+
+# Remake src/core/bloom_scheme_table.c (about 20 s); it changes only when
+# the scheme, the measuring or the table's shape does.
+scheme-table: tools/scheme_table
+	tools/scheme_table > src/core/bloom_scheme_table.c.new
+	mv src/core/bloom_scheme_table.c.new src/core/bloom_scheme_table.c
+
 # PGXN: the committed tree (DIST_REF) as bloomfilter-VERSION.zip, VERSION
 # being META.json's, the control file's default_version as a semantic
 # version (test/meta_test.sh checks that they agree).
@@ -118,6 +137,6 @@ DIST_REF ?= HEAD
 dist:
 	git archive --format zip --prefix=bloomfilter-$(DIST_VERSION)/ -o bloomfilter-$(DIST_VERSION).zip $(DIST_REF)
 
-.PHONY: unittest leveldbtest unittest-sanitize unittest-s390x dist
+.PHONY: unittest leveldbtest unittest-sanitize unittest-s390x dist statstest scheme-table
 
-EXTRA_CLEAN = test/unit/test_core test/unit/test_core_sanitize test/unit/test_core_s390x bloomfilter-*.zip test/unit/vectors2tsv test/leveldb/leveldb_diff test/leveldb/obj test/fuzz/build bench/core_bench bench/obj
+EXTRA_CLEAN = test/stats/stats_accuracy tools/scheme_table test/unit/test_core test/unit/test_core_sanitize test/unit/test_core_s390x bloomfilter-*.zip test/unit/vectors2tsv test/leveldb/leveldb_diff test/leveldb/obj test/fuzz/build bench/core_bench bench/obj

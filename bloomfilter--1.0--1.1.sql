@@ -187,3 +187,18 @@ CREATE AGGREGATE bloom_agg_merge(bloom_agg_state) (
 COMMENT ON AGGREGATE bloom_agg_partial(text, integer) IS 'the bloom_agg state of the non-NULL text keys, to merge with bloom_agg_merge';
 COMMENT ON AGGREGATE bloom_agg_partial(bytea, integer) IS 'the bloom_agg state of the non-NULL bytea keys, to merge with bloom_agg_merge';
 COMMENT ON AGGREGATE bloom_agg_merge(bloom_agg_state) IS 'the LevelDB filter of the keys of all the non-NULL states: bloom_agg over all their rows';
+
+------------------------------------------------------------------------
+-- Sizing measured on LevelDB's probe scheme, for a named key count
+------------------------------------------------------------------------
+
+CREATE FUNCTION bloom_expected_fpr(bits_per_key integer, keys bigint) RETURNS double precision
+	AS 'MODULE_PATHNAME', 'bloom_expected_fpr_keys' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloom_bits_per_key(target_fpr double precision, keys bigint) RETURNS integer
+	AS 'MODULE_PATHNAME', 'bloom_bits_per_key_keys' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+COMMENT ON FUNCTION bloom_expected_fpr(integer) IS 'false-positive rate LevelDB''s filter gives 1,000,000 keys at bits_per_key bits a key, as measured';
+COMMENT ON FUNCTION bloom_bits_per_key(double precision) IS 'smallest bits_per_key whose false-positive rate for 1,000,000 keys is at most the target';
+COMMENT ON FUNCTION bloom_expected_fpr(integer, bigint) IS 'false-positive rate LevelDB''s filter gives that many keys at bits_per_key bits a key, measured on a simulated filter';
+COMMENT ON FUNCTION bloom_bits_per_key(double precision, bigint) IS 'smallest bits_per_key whose false-positive rate for that many keys is at most the target';

@@ -354,10 +354,18 @@ CREATE FUNCTION bloom_expected_fpr(bits_per_key integer) RETURNS double precisio
 CREATE FUNCTION bloom_bits_per_key(target_fpr double precision) RETURNS integer
 	AS 'MODULE_PATHNAME', 'bloom_bits_per_key_sql' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
+CREATE FUNCTION bloom_expected_fpr(bits_per_key integer, keys bigint) RETURNS double precision
+	AS 'MODULE_PATHNAME', 'bloom_expected_fpr_keys' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION bloom_bits_per_key(target_fpr double precision, keys bigint) RETURNS integer
+	AS 'MODULE_PATHNAME', 'bloom_bits_per_key_keys' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
 COMMENT ON FUNCTION bloom_info(bloomfilter) IS 'size, k, bits set, and the keys and false-positive rate they suggest';
 COMMENT ON FUNCTION bloom_cardinality(bloomfilter) IS 'estimated number of distinct keys in the filter';
-COMMENT ON FUNCTION bloom_expected_fpr(integer) IS 'false-positive rate of a filter built at bits_per_key bits a key';
-COMMENT ON FUNCTION bloom_bits_per_key(double precision) IS 'smallest bits_per_key whose expected false-positive rate is at most the target';
+COMMENT ON FUNCTION bloom_expected_fpr(integer) IS 'false-positive rate LevelDB''s filter gives 1,000,000 keys at bits_per_key bits a key, as measured';
+COMMENT ON FUNCTION bloom_bits_per_key(double precision) IS 'smallest bits_per_key whose false-positive rate for 1,000,000 keys is at most the target';
+COMMENT ON FUNCTION bloom_expected_fpr(integer, bigint) IS 'false-positive rate LevelDB''s filter gives that many keys at bits_per_key bits a key, measured on a simulated filter';
+COMMENT ON FUNCTION bloom_bits_per_key(double precision, bigint) IS 'smallest bits_per_key whose false-positive rate for that many keys is at most the target';
 
 ------------------------------------------------------------------------
 -- Changing filters: bloom_add, union (|), intersection (&), bloom_union_agg

@@ -427,6 +427,17 @@ host_suite() {
 	fuzz_seed=$(sed -nE 's/^fuzz: .* seed ([0-9]+) .*/seed \1/p' "$LOGDIR/fuzz.log" | head -n 1)
 	record_counted "fuzz" fuzz "$rc" "$LOGDIR/fuzz.log" "$fuzz_note $fuzz_seed"
 
+	# The rates and key counts users read, against real keys (about 30 s),
+	# and the checked-in table of rates against the program that made it.
+	stage "statistics against measurement (make statstest)"
+	if "${MAKE[@]}" tools/scheme_table test/stats/stats_accuracy >"$LOGDIR/stats-build.log" 2>&1; then
+		run_suite "scheme table" scheme-table "$LOGDIR/scheme-table.log" tools/scheme_table --check 4 10 20
+		run_suite "stats accuracy" stats "$LOGDIR/stats.log" test/stats/stats_accuracy
+	else
+		cat "$LOGDIR/stats-build.log"
+		record "stats accuracy" 0 1 "FAILED to build (see stats-build.log)"
+	fi
+
 	stage "LevelDB differential test (make leveldbtest)"
 	rc=0
 	run_logged "$LOGDIR/leveldb.log" "${MAKE[@]}" leveldbtest || rc=$?

@@ -4,6 +4,8 @@
  */
 #include "bloom_stats.h"
 
+#include "bloom_scheme.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -56,6 +58,7 @@ bloom_stats_of(const uint8_t *filter, size_t len, bloom_stats *stats)
 		bloom_popcount(filter + reachable_bits / 8,
 					   array_bytes - (size_t) (reachable_bits / 8));
 
+	stats->reachable_set = reachable_set;
 	stats->fill_ratio = (double) reachable_set / (double) reachable_bits;
 	stats->estimated_keys = bloom_estimate_keys(reachable_bits, stats->k,
 												reachable_set);
@@ -64,7 +67,7 @@ bloom_stats_of(const uint8_t *filter, size_t len, bloom_stats *stats)
 }
 
 double
-bloom_expected_fpr(int64_t bits_per_key)
+bloom_ideal_fpr(int64_t bits_per_key)
 {
 	double		k;
 
@@ -83,6 +86,57 @@ bloom_expected_fpr(int64_t bits_per_key)
 	return pow(-expm1(-k / (double) bits_per_key), k);
 }
 
+/*
+ * The chance that a fresh key's 32-bit hash equals one of nkeys stored
+ * keys' hashes: such a key matches whatever the bits, so no bits_per_key
+ * takes the rate below this.
+ */
+double
+bloom_hash_collision_rate(double nkeys)
+{
+	return -expm1(nkeys * log1p(-1.0 / 4294967296.0));
+}
+
+/* The column of bloom_scheme_table that bloom_expected_fpr reads. */
+static int
+table_column(uint64_t nkeys)
+{
+	int			i;
+
+	for (i = 0; i < BLOOM_SCHEME_TABLE_COUNTS; i++)
+		if (bloom_scheme_table_counts[i] == nkeys)
+			return i;
+	return -1;
+}
+
+double
+bloom_expected_fpr(int64_t bits_per_key)
+{
+	int			column = table_column(BLOOM_EXPECTED_FPR_KEYS);
+	double		collide,
+				last,
+				shortfall;
+
+	if (bits_per_key < 0)
+		return NAN;
+	if (bits_per_key == 0)
+		return 1.0;
+	if (bits_per_key <= BLOOM_SCHEME_TABLE_MAX_BPK)
+		return bloom_scheme_table[bits_per_key - 1][column];
+
+	/*
+	 * Past the table the rates are too small to measure in the minutes
+	 * the table takes to make.  They are the hash collisions, plus the
+	 * ideal rate for the rest, scaled by how far the scheme fell short of
+	 * it in the table's last row.
+	 */
+	collide = bloom_hash_collision_rate(BLOOM_EXPECTED_FPR_KEYS);
+	last = bloom_scheme_table[BLOOM_SCHEME_TABLE_MAX_BPK - 1][column];
+	shortfall = (last - collide) / ((1 - collide) *
+									bloom_ideal_fpr(BLOOM_SCHEME_TABLE_MAX_BPK));
+	return collide + (1 - collide) * bloom_ideal_fpr(bits_per_key) * shortfall;
+}
+
 int64_t
 bloom_bits_per_key_for_fpr(double target)
 {
@@ -90,9 +144,13 @@ bloom_bits_per_key_for_fpr(double target)
 				lo,
 				hi;
 
+	/* every rate lies above the collisions, though doubles round onto them */
+	if (!(target > bloom_hash_collision_rate((double) BLOOM_EXPECTED_FPR_KEYS)))
+		return BLOOM_BPK_UNREACHABLE;
+
 	/*
 	 * Below the bits_per_key where k reaches its cap, k changes with
-	 * bits_per_key and the rate need not fall at every step, so every
+	 * bits_per_key and the ideal rate need not fall at every step, so every
 	 * candidate is tried.
 	 */
 	for (bpk = 0; bloom_k_for_bits_per_key(bpk) < BLOOM_MAX_K; bpk++)

@@ -100,7 +100,7 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("bits_per_key must not be null"),
-				 errhint("LevelDB filters use 10 bits per key for about 1%% false positives.")));
+				 errhint("bloom_bits_per_key(target_fpr) gives the bits_per_key for a false-positive rate; 11 give about 1%%.")));
 	bits_per_key = PG_GETARG_INT32(2);
 
 	if (PG_ARGISNULL(0))

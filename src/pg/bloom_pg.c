@@ -54,7 +54,18 @@ bloom_check_bits_per_key(int64 bits_per_key)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("bits_per_key must not be negative"),
 				 errdetail("bits_per_key was " INT64_FORMAT ".", bits_per_key),
-				 errhint("LevelDB filters use 10 bits per key for about 1%% false positives.")));
+				 errhint("bloom_bits_per_key(target_fpr) gives the bits_per_key for a false-positive rate; 11 give about 1%%.")));
+}
+
+void
+bloom_check_key_count(const char *argname, int64 keys)
+{
+	if (keys < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s must not be negative", argname),
+				 errdetail("%s was " INT64_FORMAT ".", argname, keys),
+				 errhint("Give the number of keys the filter is sized for; 0 gives the smallest filter, 64 bits.")));
 }
 
 void

@@ -58,6 +58,9 @@ pg_noreturn extern void bloom_report_invalid(bloom_status status, int sqlstate,
 /* ERROR unless bits_per_key is one LevelDB accepts (>= 0). */
 extern void bloom_check_bits_per_key(int64 bits_per_key);
 
+/* ERROR unless the key count in argument argname is not negative. */
+extern void bloom_check_key_count(const char *argname, int64 keys);
+
 /*
  * The geometry CreateFilter uses for nkeys keys at bits_per_key (already
  * checked not negative); ERROR 54000 when that filter would not fit in a

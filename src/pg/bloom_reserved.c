@@ -20,17 +20,6 @@ PG_FUNCTION_INFO_V1(bloom_empty);
 PG_FUNCTION_INFO_V1(bloom_add_array);
 PG_FUNCTION_INFO_V1(bloom_agg_fixed_transfn);
 
-static void
-check_expected_keys(int64 expected_keys)
-{
-	if (expected_keys < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("expected_keys must not be negative"),
-				 errdetail("expected_keys was " INT64_FORMAT ".", expected_keys),
-				 errhint("Give the number of keys the filter is sized for; 0 gives the smallest filter, 64 bits.")));
-}
-
 /* bloom_empty(expected_keys, bits_per_key): no key yet, the geometry of expected_keys. */
 Datum
 bloom_empty(PG_FUNCTION_ARGS)
@@ -39,7 +28,7 @@ bloom_empty(PG_FUNCTION_ARGS)
 	int32		bits_per_key = PG_GETARG_INT32(1);
 	bloom_geometry geometry;
 
-	check_expected_keys(expected_keys);
+	bloom_check_key_count("expected_keys", expected_keys);
 	bloom_check_bits_per_key(bits_per_key);
 	bloom_value_geometry((uint64) expected_keys, bits_per_key, &geometry);
 	PG_RETURN_BYTEA_P(bloom_new_empty_filter(&geometry));
@@ -108,7 +97,7 @@ fixed_geometry(FunctionCallInfo fcinfo, int32 bits_per_key, int64 expected_keys)
 		cache->expected_keys == expected_keys)
 		return cache;
 
-	check_expected_keys(expected_keys);
+	bloom_check_key_count("expected_keys", expected_keys);
 	bloom_check_bits_per_key(bits_per_key);
 	bloom_value_geometry((uint64) expected_keys, bits_per_key, &geometry);
 	if (cache == NULL)

@@ -28,7 +28,11 @@ BLOOM_SERVER_HEADERS_BEGIN
 BLOOM_SERVER_HEADERS_END
 
 #include "bloom_pg.h"
+#include "bloom_scheme.h"
 #include "bloom_stats.h"
+
+/* probes for the filter's rate at planning time: ~1 ms for a cached filter */
+#define BLOOM_SELFUNC_PROBES	(UINT64_C(1) << 16)
 
 PG_FUNCTION_INFO_V1(bloom_may_contain_sel);
 
@@ -68,7 +72,14 @@ bloom_may_contain_sel(PG_FUNCTION_ARGS)
 		bloom_stats_of(BloomFilterBytes(filter), BloomFilterLength(filter), &stats);
 		if (HeapTupleIsValid(vardata.statsTuple))
 			nullfrac = ((Form_pg_statistic) GETSTRUCT(vardata.statsTuple))->stanullfrac;
-		floor_sel = stats.false_positive_rate * (1.0 - nullfrac);
+		/*
+		 * The filter's own rate, measured on LevelDB's scheme: the ideal
+		 * filter's formula would be up to 3 times lower.  A small probe
+		 * budget keeps planning cheap for a large constant filter.
+		 */
+		floor_sel = bloom_scheme_fpr(BloomFilterBytes(filter), BloomFilterLength(filter),
+									 BLOOM_SELFUNC_PROBES, stats.false_positive_rate) *
+			(1.0 - nullfrac);
 		ndistinct = get_variable_numdistinct(&vardata, &isdefault);
 		if (!isdefault && ndistinct > 0)
 			default_sel = Min(1.0, stats.estimated_keys / ndistinct);
