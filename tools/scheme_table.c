@@ -9,6 +9,8 @@
  *	scheme_table --check BPK...                     recompute those rows at
  *		counts up to 10^6 and compare them with the compiled-in table;
  *		ends with "scheme-table: N passed, N failed"
+ *	scheme_table --plot-data                        the compiled-in table
+ *		beside the ideal rate, one line a bits_per_key (tools/plot_fpr.sh)
  *
  * The streams are fixed and the arithmetic is integer until the last
  * division, so the same program prints the same table on every machine.
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "bloom_scheme.h"
+#include "bloom_stats.h"
 
 const uint64_t bloom_scheme_table_counts_made[BLOOM_SCHEME_TABLE_COUNTS] = {
 	1000, 2000, 5000, 10000, 20000, 50000, 100000, 200000, 500000,
@@ -96,6 +99,21 @@ main(int argc, char **argv)
 
 	if (argc > 1 && strcmp(argv[1], "--check") == 0)
 		return check(argc - 2, argv + 2);
+	if (argc > 1 && strcmp(argv[1], "--plot-data") == 0)
+	{
+		printf("# bpk ideal");
+		for (i = 0; i < BLOOM_SCHEME_TABLE_COUNTS; i++)
+			printf(" keys_%llu", (unsigned long long) bloom_scheme_table_counts[i]);
+		printf("\n");
+		for (bpk = 1; bpk <= BLOOM_SCHEME_TABLE_MAX_BPK; bpk++)
+		{
+			printf("%d %.6g", bpk, bloom_ideal_fpr(bpk));
+			for (i = 0; i < BLOOM_SCHEME_TABLE_COUNTS; i++)
+				printf(" %.6g", bloom_scheme_table[bpk - 1][i]);
+			printf("\n");
+		}
+		return 0;
+	}
 
 	printf("/*\n"
 		   " * bloom_scheme_table.c\n"
