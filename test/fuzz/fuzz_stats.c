@@ -16,9 +16,14 @@
  *	- bloom_stats_of of a valid filter: its size, k, bits set, fill ratio,
  *	  key estimate (the log formula; +Infinity exactly when every bit is
  *	  set; never falls as bits are added) and false-positive rate;
- *	- bloom_expected_fpr is (1 - e^(-k/bpk))^k with LevelDB's k, and
- *	  bloom_bits_per_key_for_fpr gives the smallest bits_per_key whose rate
- *	  is at most the target;
+ *	- the measured rate and the replayed key count of bloom_scheme.c: a
+ *	  rate in [0, 1], 0 keys for no bit set, +Infinity exactly when every
+ *	  bit is set, a finite count otherwise;
+ *	- bloom_ideal_fpr is (1 - e^(-k/bpk))^k with LevelDB's k;
+ *	  bloom_expected_fpr lies in [collision floor, 1] and is the table's up
+ *	  to its last row; bloom_bits_per_key_for_fpr gives the smallest
+ *	  bits_per_key whose rate is at most the target, and none at or below
+ *	  the floor;
  *	- bloom_union_into and bloom_intersect_into are a byte-wise OR and AND
  *	  of the bit arrays that leave the k byte alone, also in place on one
  *	  buffer; bloom_same_geometry compares length and k byte;
@@ -26,12 +31,32 @@
  *	  matches a and b.
  */
 #include "fuzz_common.h"
+#include "bloom_scheme.h"
 #include "bloom_setops.h"
 #include "bloom_stats.h"
 
 #include <math.h>
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void
+check_scheme(const uint8_t *f, size_t len, const bloom_stats *st)
+{
+	uint8_t    *scratch = fuzz_alloc(bloom_scheme_scratch_bytes(len) + 1);
+	double		rate = bloom_scheme_fpr(f, len, 4096, st->false_positive_rate);
+	double		keys = bloom_scheme_estimate_keys(len, st->k, st->reachable_set,
+												  scratch);
+
+	FUZZ_CHECK(rate >= 0 && rate <= 1, "measured rate %.17g", rate);
+	if (st->reachable_set == 0)
+		FUZZ_CHECK(keys == 0, "no bit set, yet %.17g keys", keys);
+	else if (st->reachable_set == st->bits)
+		FUZZ_CHECK(isinf(keys) && keys > 0, "every bit set, yet %.17g keys", keys);
+	else
+		FUZZ_CHECK(isfinite(keys) && keys > 0, "%llu bits set: %.17g keys",
+				   (unsigned long long) st->reachable_set, keys);
+	free(scratch);
+}
 
 static void
 check_stats(const uint8_t *f, size_t len)
@@ -70,28 +95,33 @@ check_stats(const uint8_t *f, size_t len)
 		FUZZ_CHECK(bloom_estimate_keys(bits, k, set + 1) >= st.estimated_keys,
 				   "the estimate fell when a bit was added");
 	}
+	check_scheme(f, len, &st);
 }
 
 static void
 check_sizing(int64_t bpk, double target)
 {
 	double		fpr = bloom_expected_fpr(bpk);
+	double		floor_rate = bloom_hash_collision_rate((double) BLOOM_EXPECTED_FPR_KEYS);
 	int64_t		best;
 
-	FUZZ_CHECK(fpr > 0 && fpr <= 1 &&
-			   ref_close_or_tiny(fpr, ref_expected_fpr(bpk), 1e-9),
-			   "expected rate at %lld bits a key: %.17g, formula %.17g",
-			   (long long) bpk, fpr, ref_expected_fpr(bpk));
+	FUZZ_CHECK(ref_close_or_tiny(bloom_ideal_fpr(bpk), ref_expected_fpr(bpk), 1e-9),
+			   "ideal rate at %lld bits a key: %.17g, formula %.17g",
+			   (long long) bpk, bloom_ideal_fpr(bpk), ref_expected_fpr(bpk));
+	FUZZ_CHECK(fpr >= floor_rate && fpr <= 1 &&
+			   (bpk < 1 || bpk > BLOOM_SCHEME_TABLE_MAX_BPK ||
+				fpr == bloom_scheme_table[bpk - 1][9]),
+			   "expected rate at %lld bits a key: %.17g", (long long) bpk, fpr);
 	if (!(target > 0 && target < 1))
 		return;
 	best = bloom_bits_per_key_for_fpr(target);
 	if (best == BLOOM_BPK_UNREACHABLE)
 	{
-		FUZZ_CHECK(bloom_expected_fpr(INT32_MAX) > target,
-				   "target %.17g called unreachable", target);
+		FUZZ_CHECK(target <= floor_rate, "target %.17g called unreachable", target);
 		return;
 	}
-	FUZZ_CHECK(best >= 0 && best <= INT32_MAX && bloom_expected_fpr(best) <= target,
+	FUZZ_CHECK(target > floor_rate && best >= 0 && best <= INT32_MAX &&
+			   bloom_expected_fpr(best) <= target,
 			   "target %.17g: %lld bits a key give %.17g", target,
 			   (long long) best, bloom_expected_fpr(best));
 	/* smallest: below the cap of k every smaller value, above it the next */

@@ -111,9 +111,9 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-fuzz.XXXXXX")
 trap 'rm -rf -- "$WORK"; rmdir "$ARTIFACTS" 2>/dev/null || true' EXIT
 
 CORE_SRCS=(src/core/bloom_hash.c src/core/bloom_filter.c src/core/bloom_hex.c src/core/bloom_state.c
-	src/core/bloom_stats.c src/core/bloom_setops.c)
+	src/core/bloom_stats.c src/core/bloom_setops.c src/core/bloom_scheme.c src/core/bloom_scheme_table.c)
 CORE_DEPS=("${CORE_SRCS[@]}" src/core/bloom_core.h src/core/bloom_state.h src/core/bloom_stats.h
-	src/core/bloom_setops.h)
+	src/core/bloom_setops.h src/core/bloom_scheme.h)
 CFLAGS=(-std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc/core)
 
