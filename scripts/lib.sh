@@ -142,16 +142,24 @@ BF_CLUSTER_DIR=
 BF_PGDATA=
 BF_PGLOG=
 BF_CLUSTER_OWNER=
+BF_MORE_PGDATA=()
 
 bf__cleanup() {
-	local d keep=
+	local d data keep=()
 	if ! bf_cluster_stop; then
 		# Never delete the files of a server that may still be running.
-		keep=$BF_CLUSTER_DIR
-		bf_warn "leaving $keep in place"
+		keep+=("$BF_CLUSTER_DIR")
+		bf_warn "leaving $BF_CLUSTER_DIR in place"
 	fi
+	for data in "${BF_MORE_PGDATA[@]+"${BF_MORE_PGDATA[@]}"}"; do
+		if ! bf__stop_data "$data"; then
+			keep+=("$(dirname "$data")")
+			bf_warn "leaving $(dirname "$data") in place"
+		fi
+	done
+	BF_MORE_PGDATA=()
 	for d in "${BF_TMP_DIRS[@]+"${BF_TMP_DIRS[@]}"}"; do
-		if [ -n "$d" ] && [ "$d" != "$keep" ] && [ -d "$d" ]; then
+		if [ -n "$d" ] && [ -d "$d" ] && [[ " ${keep[*]-} " != *" $d "* ]]; then
 			rm -rf -- "$d"
 		fi
 	done
@@ -232,11 +240,11 @@ bf__pick_port() {
 	return 1
 }
 
-# Start a throw-away cluster; on success exports PGHOST PGPORT PGUSER
-# PGDATABASE and sets BF_PGDATA / BF_PGLOG.  The exit trap stops it and
-# removes its directory.
-bf_cluster_start() {
-	local bindir base sock port
+# bf__cluster_make: initdb and start a throw-away cluster in a new
+# directory; sets BF__NEW_DIR (registered for removal), BF__NEW_SOCK and
+# BF__NEW_PORT.  The caller records the data directory for stopping.
+bf__cluster_make() {
+	local bindir base dir data log sock port
 	bindir=$(bf_pg_bindir) || return 1
 	if [ ! -x "$bindir/initdb" ] || [ ! -x "$bindir/pg_ctl" ]; then
 		bf_err "initdb/pg_ctl not found in $bindir (is postgresql-$BF_PG_MAJOR installed?)"
@@ -247,11 +255,11 @@ bf_cluster_start() {
 	# Keep the socket path short: sun_path holds 107 bytes.
 	base=${TMPDIR:-/tmp}
 	[ "${#base}" -gt 60 ] && base=/tmp
-	BF_CLUSTER_DIR=$(mktemp -d "$base/bloomfilter-pg.XXXXXX") || return 1
-	BF_TMP_DIRS+=("$BF_CLUSTER_DIR")
-	BF_PGDATA=$BF_CLUSTER_DIR/data
-	BF_PGLOG=$BF_CLUSTER_DIR/server.log
-	sock=$BF_CLUSTER_DIR/socket
+	dir=$(mktemp -d "$base/bloomfilter-pg.XXXXXX") || return 1
+	BF_TMP_DIRS+=("$dir")
+	data=$dir/data
+	log=$dir/server.log
+	sock=$dir/socket
 
 	BF_CLUSTER_OWNER=
 	if bf_is_root; then
@@ -260,21 +268,21 @@ bf_cluster_start() {
 			return 1
 		fi
 		BF_CLUSTER_OWNER=postgres
-		chown postgres: "$BF_CLUSTER_DIR" || return 1
+		chown postgres: "$dir" || return 1
 	fi
-	chmod 700 "$BF_CLUSTER_DIR" || return 1
+	chmod 700 "$dir" || return 1
 	bf__as_owner mkdir -m 700 "$sock" || return 1
 
-	bf_log "initdb into $BF_PGDATA${BF_CLUSTER_OWNER:+ (as $BF_CLUSTER_OWNER)}"
-	if ! bf__as_owner "$bindir/initdb" -D "$BF_PGDATA" -A trust -U postgres \
-		--no-sync -E UTF8 --locale=C >"$BF_CLUSTER_DIR/initdb.log" 2>&1; then
+	bf_log "initdb into $data${BF_CLUSTER_OWNER:+ (as $BF_CLUSTER_OWNER)}"
+	if ! bf__as_owner "$bindir/initdb" -D "$data" -A trust -U postgres \
+		--no-sync -E UTF8 --locale=C >"$dir/initdb.log" 2>&1; then
 		bf_err "initdb failed:"
-		cat "$BF_CLUSTER_DIR/initdb.log" >&2
+		cat "$dir/initdb.log" >&2
 		return 1
 	fi
 
 	port=$(bf__pick_port) || return 1
-	bf__as_owner tee -a "$BF_PGDATA/postgresql.conf" >/dev/null <<EOF || return 1
+	bf__as_owner tee -a "$data/postgresql.conf" >/dev/null <<EOF || return 1
 
 # ---- throw-away test cluster (scripts/lib.sh) ----
 listen_addresses = ''
@@ -288,14 +296,30 @@ max_connections = 30
 EOF
 
 	bf_log "starting server on port $port, socket in $sock"
-	bf_log "server log: $BF_PGLOG"
-	if ! bf__as_owner "$bindir/pg_ctl" -D "$BF_PGDATA" -l "$BF_PGLOG" -w -t 120 start >/dev/null; then
-		bf_err "server failed to start; last lines of $BF_PGLOG:"
-		tail -n 40 "$BF_PGLOG" >&2 || true
+	bf_log "server log: $log"
+	if ! bf__as_owner "$bindir/pg_ctl" -D "$data" -l "$log" -w -t 120 start >/dev/null; then
+		bf_err "server failed to start; last lines of $log:"
+		tail -n 40 "$log" >&2 || true
 		return 1
 	fi
 
-	export PGHOST=$sock PGPORT=$port PGUSER=postgres PGDATABASE=postgres
+	BF__NEW_DIR=$dir
+	BF__NEW_SOCK=$sock
+	BF__NEW_PORT=$port
+}
+
+# Start a throw-away cluster; on success exports PGHOST PGPORT PGUSER
+# PGDATABASE and sets BF_PGDATA / BF_PGLOG.  The exit trap stops it and
+# removes its directory.
+bf_cluster_start() {
+	local bindir
+	bindir=$(bf_pg_bindir) || return 1
+	bf__cluster_make || return 1
+	BF_CLUSTER_DIR=$BF__NEW_DIR
+	BF_PGDATA=$BF_CLUSTER_DIR/data
+	BF_PGLOG=$BF_CLUSTER_DIR/server.log
+
+	export PGHOST=$BF__NEW_SOCK PGPORT=$BF__NEW_PORT PGUSER=postgres PGDATABASE=postgres
 	unset PGHOSTADDR PGSERVICE PGSERVICEFILE PGPASSWORD PGOPTIONS PGREQUIRESSL PGSSLMODE
 	if ! "$bindir/psql" -X -q -At -c 'SELECT 1' >/dev/null; then
 		bf_err "server started but psql cannot connect; last lines of $BF_PGLOG:"
@@ -303,6 +327,16 @@ EOF
 		return 1
 	fi
 	bf_log "cluster up: PGHOST=$PGHOST PGPORT=$PGPORT PGUSER=$PGUSER"
+}
+
+# bf_cluster_start_more SOCKVAR PORTVAR: one more throw-away cluster (for
+# tests of what crosses servers), stopped by the exit trap like the first;
+# its socket directory and port go into SOCKVAR and PORTVAR.
+bf_cluster_start_more() {
+	bf__cluster_make || return 1
+	BF_MORE_PGDATA+=("$BF__NEW_DIR/data")
+	printf -v "$1" '%s' "$BF__NEW_SOCK"
+	printf -v "$2" '%s' "$BF__NEW_PORT"
 }
 
 # Stop the cluster this shell started (by its data directory); idempotent.
@@ -320,10 +354,9 @@ bf_cluster_restart() {
 	fi
 }
 
-bf_cluster_stop() {
-	[ -n "$BF_PGDATA" ] || return 0
-	local bindir data=$BF_PGDATA
-	BF_PGDATA=
+# bf__stop_data DATA: stop the server of that data directory, if running.
+bf__stop_data() {
+	local bindir data=$1
 	[ -f "$data/postmaster.pid" ] || return 0
 	bindir=$(bf_pg_bindir) || return 1
 	bf_log "stopping cluster $data"
@@ -334,4 +367,11 @@ bf_cluster_stop() {
 			return 1
 		}
 	fi
+}
+
+bf_cluster_stop() {
+	[ -n "$BF_PGDATA" ] || return 0
+	local data=$BF_PGDATA
+	BF_PGDATA=
+	bf__stop_data "$data"
 }

@@ -383,6 +383,12 @@ stage_upgrade_chain() {
 	run_suite "upgrade-chain" upgrade-chain "$LOGDIR/upgrade-chain.log" test/upgrade_chain_test.sh
 }
 
+# postgres_fdw between throw-away clusters of this major (their own)
+stage_fdw() {
+	stage "postgres_fdw: the pre-check and the two-phase bloom_agg across servers (test/fdw_test.sh)"
+	run_suite "postgres_fdw" fdw "$LOGDIR/fdw.log" test/fdw_test.sh
+}
+
 stage_stop_cluster() {
 	stage "stop cluster"
 	if [ -n "$cluster_ok" ]; then
@@ -458,6 +464,7 @@ host_suite() {
 
 	stage_dump_restore
 	stage_upgrade_chain
+	stage_fdw
 
 	stage "sqlsmith: 1000 random queries, no crash (test/sqlsmith_run.sh)"
 	rc=0
@@ -494,6 +501,7 @@ inside_suite() {
 	stage_dump_restore
 	stage_stop_cluster
 	stage_upgrade_chain
+	stage_fdw
 }
 
 # ---- the host's side of another major's suite ----------------------------------
