@@ -323,15 +323,22 @@ bloom_hex_encoded_len(size_t len)
 /* Write "\x" and lowercase hex of the bytes; returns characters written. */
 extern size_t bloom_hex_encode(const uint8_t *bytes, size_t len, char *out);
 
-/*
- * Check text of textlen characters for the "\x" form (digits in either case)
- * and report how many bytes it decodes to, without decoding.
- */
-extern bloom_status bloom_hex_check(const char *text, size_t textlen,
-									size_t *decoded_len);
+/* The most bytes text of textlen characters can decode to. */
+static inline size_t
+bloom_hex_decoded_max(size_t textlen)
+{
+	return textlen < 2 ? 0 : (textlen - 2) / 2;
+}
 
-/* Decode text that bloom_hex_check accepted into out. */
-extern void bloom_hex_decode(const char *text, size_t textlen, uint8_t *out);
+/*
+ * Decode text of textlen characters in the "\x" form (digits in either
+ * case) into out, which holds bloom_hex_decoded_max(textlen) bytes, checking
+ * it in the same pass; on BLOOM_OK *decoded_len is the byte count.  On an
+ * error out holds garbage: the prefix is checked first, then that every
+ * character is a hex digit, then that they pair up.
+ */
+extern bloom_status bloom_hex_decode(const char *text, size_t textlen,
+									 uint8_t *out, size_t *decoded_len);
 
 BLOOM_END_PRIVATE
 

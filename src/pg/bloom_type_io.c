@@ -31,19 +31,20 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 	bytea	   *result;
 	bloom_status status;
 
-	status = bloom_hex_check(text, textlen, &len);
+	/*
+	 * Decode straight into the datum, checking in the same pass: the text
+	 * may be hundreds of MB, and is read once after strlen.
+	 */
+	result = (bytea *) palloc(VARHDRSZ + bloom_hex_decoded_max(textlen));
+	bytes = (uint8 *) VARDATA(result);
+	status = bloom_hex_decode(text, textlen, bytes, &len);
 	if (status != BLOOM_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
 				 errmsg("invalid input syntax for type bloomfilter"),
 				 errdetail("%s", bloom_status_message(status)),
 				 errhint("A bloomfilter is written as \\x followed by two hex digits a byte, as bytea prints it.")));
-
-	/* decode straight into the datum: the text may be hundreds of MB */
-	result = (bytea *) palloc(VARHDRSZ + len);
 	SET_VARSIZE(result, VARHDRSZ + len);
-	bytes = (uint8 *) VARDATA(result);
-	bloom_hex_decode(text, textlen, bytes);
 
 	bloomfilter_check(bytes, len, ERRCODE_INVALID_TEXT_REPRESENTATION);
 	PG_RETURN_POINTER(result);
