@@ -168,3 +168,8 @@ SELECT bloom_bits_per_key(1e-300);
 SELECT bloom_bits_per_key(0.01, -1);
 SELECT bloom_expected_fpr(1000, 9000000000000000000);
 \set VERBOSITY default
+
+-- A long simulation (268 million keys) stops at a statement timeout.
+SET statement_timeout = '300ms';
+SELECT bloom_expected_fpr(1, 268000000);
+RESET statement_timeout;

@@ -10,6 +10,15 @@
 
 #include "bloom_stats.h"
 
+void		(*bloom_scheme_check_interrupts) (void) = NULL;
+
+static inline void
+check_interrupts(void)
+{
+	if (bloom_scheme_check_interrupts != NULL)
+		bloom_scheme_check_interrupts();
+}
+
 /* Hashes are made and used in batches of this many, on the stack. */
 #define SCHEME_BATCH		1024
 
@@ -66,6 +75,7 @@ measure_stream(const bloom_prepared *p, const uint8_t *filter,
 
 		if (max_probes - probes < n)
 			n = (size_t) (max_probes - probes);
+		check_interrupts();
 		next_hashes(state, batch, n);
 		for (i = 0; i < n; i++)
 			__builtin_prefetch(filter + (bloom_prepared_bitpos(p, batch[i]) >> 3));
@@ -131,6 +141,7 @@ replay_keys(const bloom_prepared *p, uint8_t *bit_array, uint64_t *state,
 	{
 		size_t		c = n < SCHEME_BATCH ? (size_t) n : SCHEME_BATCH;
 
+		check_interrupts();
 		next_hashes(state, batch, c);
 		bloom_prepared_set_hashes(p, bit_array, batch, c);
 		n -= c;

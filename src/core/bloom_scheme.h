@@ -101,6 +101,16 @@ extern double bloom_scheme_expected_fpr(uint64_t nkeys, int64_t bits_per_key,
 extern const uint64_t bloom_scheme_table_counts[BLOOM_SCHEME_TABLE_COUNTS];
 extern const double bloom_scheme_table[BLOOM_SCHEME_TABLE_MAX_BPK][BLOOM_SCHEME_TABLE_COUNTS];
 
+/*
+ * Called between batches of about a thousand hashes by every function here
+ * that may run long (a replay of a billion keys takes many seconds), when
+ * set: the PostgreSQL glue sets a function that checks for a cancel or a
+ * statement timeout, and may leave by longjmp.  These functions hold no
+ * resource but the memory their callers gave them, so that is safe.  NULL
+ * (the default) checks nothing.
+ */
+extern void (*bloom_scheme_check_interrupts) (void);
+
 /* The probe budget of the table, and of the rates for a named key count. */
 #define BLOOM_SCHEME_TABLE_PROBES	(UINT64_C(1) << 24)
 

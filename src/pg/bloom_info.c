@@ -18,6 +18,7 @@
 BLOOM_SERVER_HEADERS_BEGIN
 #include "access/htup_details.h"
 #include "funcapi.h"
+#include "miscadmin.h"
 BLOOM_SERVER_HEADERS_END
 
 #include "bloom_pg.h"
@@ -44,6 +45,13 @@ enum
 	INFO_NCOLUMNS
 };
 
+/* A cancel or statement_timeout stops a long replay or measurement. */
+static void
+check_interrupts(void)
+{
+	CHECK_FOR_INTERRUPTS();
+}
+
 /*
  * The bit counts of the filter argument, and the number of keys behind
  * them as the scheme replays them (in scratch memory as large as the
@@ -58,6 +66,7 @@ filter_stats(FunctionCallInfo fcinfo, bloom_stats *stats)
 	uint8	   *scratch;
 
 	bloom_stats_of(BloomFilterBytes(filter), len, stats);
+	bloom_scheme_check_interrupts = check_interrupts;
 	scratch = palloc(bloom_scheme_scratch_bytes(len));
 	stats->estimated_keys = bloom_scheme_estimate_keys(len, stats->k,
 													   stats->reachable_set,
@@ -175,6 +184,7 @@ bloom_expected_fpr_keys(PG_FUNCTION_ARGS)
 	bloom_check_bits_per_key(bits_per_key);
 	bloom_check_key_count("keys", keys);
 	bloom_value_geometry((uint64) keys, bits_per_key, &geometry);
+	bloom_scheme_check_interrupts = check_interrupts;
 	scratch = palloc(Max(bloom_scheme_for_keys_scratch_bytes((uint64) keys,
 															 bits_per_key), 1));
 	rate = bloom_scheme_fpr_for_keys((uint64) keys, bits_per_key, scratch);
@@ -193,6 +203,7 @@ bloom_bits_per_key_keys(PG_FUNCTION_ARGS)
 
 	check_target(target);
 	bloom_check_key_count("keys", keys);
+	bloom_scheme_check_interrupts = check_interrupts;
 	scratch = palloc(bloom_scheme_for_keys_scratch_bytes((uint64) keys,
 														 BLOOM_SCHEME_SEARCH_MAX_BPK));
 	bits_per_key = bloom_scheme_bits_per_key_for_keys(target, (uint64) keys,
