@@ -1,0 +1,300 @@
+#!/usr/bin/env bash
+#
+# bench/textio_bench.sh -- is a filter's text form (hex) as fast to write
+# and to read as bytea's?  One command from a clone:
+#
+#     bench/textio_bench.sh            # a 12.5 MB filter, 7 repetitions
+#     bench/textio_bench.sh --quick    # a 125 kB filter, 1 repetition (smoke test)
+#
+# It checks the Debian packages (installing them as root), builds and installs
+# the extension, starts a throw-away PostgreSQL 15 cluster, measures, prints a
+# report, and stops the cluster.  Every figure it prints is measured in this
+# run; nothing is hard-coded.  The report is also saved under bench/out/.
+#
+# Options:
+#   --keys N      keys of the filter, md5(i::text) for i = 1..N, at 10 bits
+#                 a key (default 10000000: a filter of 12,500,001 bytes, whose
+#                 text is 25,000,004 characters)
+#   --reps R      timed rounds (default 7; each runs every query twice; one
+#                 unmeasured warm-up round always runs first)
+#   --quick       --keys 100000 --reps 1 (explicit options win)
+#   --no-build    use the extension already installed
+#   -h, --help    this text
+#
+# The same bytes are stored twice, in a bloomfilter column (bench_f) and in
+# a bytea column (bench_b), both stored out of line and uncompressed, and
+# their hex text once in a text file written by COPY and in a text column
+# (bench_hex).  The pairs, timed in one session, interleaved: each query
+# runs twice a round, bloomfilter-bytea-bytea-bloomfilter in odd rounds and
+# the reverse in even ones, so that both have the same neighbours:
+#   output, COPY   COPY bench_f (f) TO '/dev/null'   vs the same of bench_b:
+#                  the output function, plus the detoast and COPY's escaping
+#                  that both pay alike
+#   output, cast   SELECT octet_length(f::text)      vs octet_length(b::text)
+#                  (both casts are I/O conversions: the output function)
+#   input, COPY    COPY bench_in_f FROM 'file' WHERE false   vs bench_in_b:
+#                  the file read, COPY's unescaping and the input function;
+#                  WHERE false keeps the row from being stored
+#   input, cast    SELECT h::bloomfilter IS NOT NULL FROM bench_hex   vs
+#                  h::bytea (I/O conversions: the input function, after a
+#                  detoast of the text both pay alike)
+# Times are psql's \timing, in ms; the ratios are bloomfilter / bytea, of
+# the medians and of the best runs.  The target is <= 1.2 for the COPY pairs.
+# The last line checks that the bytes round-trip: the filter read back from
+# its COPY text and from its cast text equals the bytea, and its text equals
+# bytea's text.
+
+set -euo pipefail
+# psql prints "Time: 1.234 ms" translated and with the locale's decimal point
+export LC_ALL=C
+unset LANGUAGE
+
+usage() {
+	sed -n '3,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
+}
+
+KEYS=10000000
+REPS=7
+BITS=10
+BUILD=1
+opt_keys='' opt_reps='' quick=''
+
+# shellcheck source=bench/lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+
+bench_split_opts '--keys --reps' "$@"
+set -- "${BENCH_ARGS[@]}"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--keys | --reps)
+		bench_need_int "$1" "${2:-}"
+		case $1 in
+		--keys) opt_keys=$2 ;;
+		--reps) opt_reps=$2 ;;
+		esac
+		shift 2
+		;;
+	--quick)
+		quick=1
+		shift
+		;;
+	--no-build)
+		BUILD=
+		shift
+		;;
+	-h | --help)
+		usage
+		exit 0
+		;;
+	*)
+		printf 'textio_bench.sh: unknown option %s (see --help)\n' "$1" >&2
+		exit 2
+		;;
+	esac
+done
+if [ -n "$quick" ]; then
+	KEYS=100000 REPS=1
+fi
+KEYS=${opt_keys:-$KEYS}
+REPS=${opt_reps:-$REPS}
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+REPO=$PWD
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+
+OUT_DIR=$REPO/bench/out
+STAMP=$(date -u +%Y%m%d-%H%M%S)
+
+# ---- build, install, cluster ----------------------------------------------
+
+# shellcheck disable=SC2119 # no --leveldb: the benchmark needs no LevelDB
+bf_ensure_deps
+bf_mktemp_dir WORK
+
+if [ -n "$BUILD" ]; then
+	bench_build_install "$WORK/build.log"
+else
+	bf_log "--no-build: using the installed extension"
+fi
+
+BINDIR=$(bf_pg_bindir)
+PSQL=("$BINDIR/psql" -X -q -At -F '|' -v ON_ERROR_STOP=1)
+psql_c() { "${PSQL[@]}" -c "$1"; }
+psql_file() { "${PSQL[@]}" -f "$1"; }
+
+bf_cluster_start
+# The server (the postgres user) writes and reads the hex file here.
+chmod 755 "$WORK"
+IO_DIR=$WORK/io
+mkdir -p "$IO_DIR"
+chmod 1777 "$IO_DIR"
+HEX_FILE=$IO_DIR/filter.hex
+
+bf_log "configuring the cluster: shared_buffers = 256MB, jit off, restart"
+psql_c "ALTER SYSTEM SET shared_buffers = '256MB'" >/dev/null
+psql_c "ALTER SYSTEM SET jit = off" >/dev/null
+psql_c "ALTER SYSTEM SET autovacuum = off" >/dev/null
+bf_cluster_restart || exit 1
+
+pg_version=$(psql_c "SELECT version()")
+git_rev=$(bench_git_rev "$REPO")
+run_date=$(date -u '+%Y-%m-%d %H:%M UTC')
+
+cat <<EOF
+
+== Machine
+date:        $run_date
+$(bench_machine)
+PostgreSQL:  $pg_version
+extension:   bloomfilter at commit $git_rev
+run:         --keys $KEYS --reps $REPS, bits_per_key $BITS
+
+EOF
+
+# ---- data -------------------------------------------------------------------
+
+bf_log "building the filter (bloom_agg over $KEYS md5 keys) and its copies"
+t0=$(date +%s)
+psql_file /dev/stdin >"$WORK/setup.out" <<EOF
+SET client_min_messages = warning;
+CREATE EXTENSION bloomfilter;
+CREATE TABLE bench_f (f bloomfilter);
+CREATE TABLE bench_b (b bytea);
+ALTER TABLE bench_b ALTER COLUMN b SET STORAGE EXTERNAL;
+CREATE TABLE bench_hex (h text);
+ALTER TABLE bench_hex ALTER COLUMN h SET STORAGE EXTERNAL;
+-- targets of the timed COPY ... FROM ... WHERE false, which stay empty
+CREATE TABLE bench_in_f (f bloomfilter);
+CREATE TABLE bench_in_b (b bytea);
+-- targets of the round-trip check
+CREATE TABLE bench_rt_f (f bloomfilter);
+CREATE TABLE bench_rt_b (b bytea);
+INSERT INTO bench_f
+  SELECT bloom_agg(md5(i::text), $BITS) FROM generate_series(1, $KEYS) i;
+INSERT INTO bench_b SELECT f::bytea FROM bench_f;
+INSERT INTO bench_hex SELECT b::text FROM bench_b;
+COPY bench_b (b) TO '$HEX_FILE';
+VACUUM ANALYZE bench_f, bench_b, bench_hex;
+SELECT 'S', octet_length(b), octet_length(h), pg_column_size(b), pg_column_size(f)
+  FROM bench_b, bench_hex, bench_f;
+EOF
+IFS='|' read -r _ filter_bytes hex_chars stored_b stored_f < <(grep '^S|' "$WORK/setup.out")
+file_bytes=$(wc -c <"$HEX_FILE")
+bf_log "data ready in $(($(date +%s) - t0)) s: a filter of $filter_bytes bytes (stored $stored_f as bloomfilter, $stored_b as bytea), text $hex_chars characters, COPY file $file_bytes bytes"
+
+# ---- timing -----------------------------------------------------------------
+
+PAIRS=(out_copy out_cast in_copy in_cast)
+declare -A P_NAME Q
+P_NAME[out_copy]="output, COPY TO /dev/null"
+P_NAME[out_cast]="output, octet_length(x::text)"
+P_NAME[in_copy]="input, COPY FROM file WHERE false"
+P_NAME[in_cast]="input, text column ::type"
+Q[out_copy.f]="COPY bench_f (f) TO '/dev/null'"
+Q[out_copy.b]="COPY bench_b (b) TO '/dev/null'"
+Q[out_cast.f]="SELECT octet_length(f::text) FROM bench_f"
+Q[out_cast.b]="SELECT octet_length(b::text) FROM bench_b"
+Q[in_copy.f]="COPY bench_in_f FROM '$HEX_FILE' WHERE false"
+Q[in_copy.b]="COPY bench_in_b FROM '$HEX_FILE' WHERE false"
+Q[in_cast.f]="SELECT h::bloomfilter IS NOT NULL FROM bench_hex"
+Q[in_cast.b]="SELECT h::bytea IS NOT NULL FROM bench_hex"
+
+{
+	printf '%s\n' '\timing on'
+	for ((rep = 0; rep <= REPS; rep++)); do
+		# each of the pair runs twice a round, once before the other and
+		# once after it: whatever the previous query leaves behind weighs
+		# on both alike
+		if ((rep % 2)); then order="f b b f"; else order="b f f b"; fi
+		for p in "${PAIRS[@]}"; do
+			for t in $order; do
+				printf '\\echo M|%s|%s|%s\n' "$p" "$t" "$rep"
+				echo "${Q[$p.$t]};"
+			done
+		done
+	done
+} >"$WORK/timing.sql"
+
+bf_log "timing: $REPS rounds (+1 warm-up) of ${#PAIRS[@]} pairs, interleaved"
+t0=$(date +%s)
+psql_file "$WORK/timing.sql" >"$WORK/timing.out"
+bf_log "timing done in $(($(date +%s) - t0)) s"
+
+# -> pair.type|ms, one line a timed run (round 0, the warm-up, left out)
+awk -F'|' '
+	$1 == "M" { key = ($4 == 0) ? "" : $2 "." $3; next }
+	/^Time: / && key != "" { t = $0; sub(/^Time: /, "", t); sub(/ ms.*$/, "", t); print key "|" t; key = "" }
+' "$WORK/timing.out" >"$WORK/timing.runs"
+if [ "$(wc -l <"$WORK/timing.runs")" -ne $((REPS * ${#PAIRS[@]} * 4)) ]; then
+	bf_err "could not read every timing from $WORK/timing.out"
+	exit 1
+fi
+
+declare -A MED MIN MAX
+while IFS='|' read -r k med mn mx _; do
+	MED[$k]=$med MIN[$k]=$mn MAX[$k]=$mx
+done < <(bench_stats <"$WORK/timing.runs")
+
+# ---- round trip ---------------------------------------------------------------
+
+bf_log "checking the round trip"
+psql_file /dev/stdin >"$WORK/check.out" <<EOF
+COPY bench_rt_f FROM '$HEX_FILE';
+COPY bench_rt_b FROM '$HEX_FILE';
+SELECT 'C',
+  (SELECT f::bytea FROM bench_rt_f) = b,
+  (SELECT b FROM bench_rt_b) = b,
+  (SELECT h::bloomfilter::bytea FROM bench_hex) = b,
+  (SELECT f::text FROM bench_f) = b::text,
+  (SELECT f FROM bench_f)::bytea = b,
+  md5(b)
+  FROM bench_b;
+EOF
+IFS='|' read -r _ rt_copy rt_copy_b rt_cast rt_text rt_stored md5_b < <(grep '^C|' "$WORK/check.out")
+
+# ---- report -------------------------------------------------------------------
+
+fmt_cell() { printf '%.1f (%.1f–%.1f)' "${MED[$1]}" "${MIN[$1]}" "${MAX[$1]}"; }
+mkdir -p "$OUT_DIR"
+SUMMARY=$OUT_DIR/textio_bench-$STAMP.md
+{
+	echo "### bloomfilter text I/O against bytea"
+	echo
+	echo "$run_date; $(bench_cpu_model), $(nproc) cores; PostgreSQL $(psql_c "SHOW server_version"); commit $git_rev."
+	echo "A filter of $filter_bytes bytes (bloom_agg over $KEYS md5 keys, $BITS bits a key); its text is $hex_chars characters."
+	printf 'Times: psql \\timing in ms, median (min–max) of %s runs (%s rounds) after a warm-up round, interleaved.\n' $((2 * REPS)) "$REPS"
+	echo
+	echo "| what | bloomfilter | bytea | bloomfilter / bytea, medians | of best runs |"
+	echo "|---|---:|---:|---:|---:|"
+	for p in "${PAIRS[@]}"; do
+		echo "| ${P_NAME[$p]} | $(fmt_cell "$p.f") | $(fmt_cell "$p.b") | $(bench_ratio "${MED[$p.f]}" "${MED[$p.b]}")× | $(bench_ratio "${MIN[$p.f]}" "${MIN[$p.b]}")× |"
+	done
+	echo
+	echo "Target: bloomfilter / bytea <= 1.2 for input and output (COPY)."
+} >"$SUMMARY"
+
+echo "== Summary (Markdown; also saved in ${SUMMARY#"$REPO"/})"
+echo
+cat "$SUMMARY"
+echo
+echo "(every timed run, ms, in the order run:"
+for p in "${PAIRS[@]}"; do
+	for t in f b; do
+		printf '  %-36s %-11s %s\n' "${P_NAME[$p]}" "$([ $t = f ] && echo bloomfilter || echo bytea)" \
+			"$(awk -F'|' -v k="$p.$t" '$1 == k {printf "%s%.1f", sep, $2; sep = " "}' "$WORK/timing.runs")"
+	done
+done
+echo ")"
+for p in "${PAIRS[@]}"; do
+	printf 'ratio %-36s %s (best %s)\n' "${P_NAME[$p]}:" \
+		"$(bench_ratio "${MED[$p.f]}" "${MED[$p.b]}")" "$(bench_ratio "${MIN[$p.f]}" "${MIN[$p.b]}")"
+done
+
+bf_cluster_stop
+ok=no
+if [ "$rt_copy" = t ] && [ "$rt_copy_b" = t ] && [ "$rt_cast" = t ] && [ "$rt_text" = t ] && [ "$rt_stored" = t ]; then
+	ok=yes
+fi
+echo "textio-check: round trip equal: $ok (COPY text -> bloomfilter $rt_copy, -> bytea $rt_copy_b; cast text -> bloomfilter $rt_cast; bloomfilter text = bytea text $rt_text; md5 of the bytes $md5_b)"
+[ "$ok" = yes ]
