@@ -18,18 +18,24 @@
 #      foreign tables (and over a partitioned table of them), gives the bytes
 #      of bloom_agg over all rows; mixed bits_per_key is an error naming it.
 #
-# --rows N sets the rows per shard (default 100000); --measure also times
-# the join pre-check against the plain join and prints "fdw-measure:" lines
-# (times are never checked).  Prints "fdw: N passed, N failed".
+# It also times the join pre-check against the plain join, over a remote
+# table of its own, and prints "fdw-measure:" lines (never checked): 200000
+# remote rows and 2000 local keys, or with --measure 1000000 and 10000.
+# "fdw-note:" lines say which forms postgres_fdw ships and which it filters
+# locally.  --rows N sets the rows per shard of the checks (default 100000).
+#
+# The binaries are those of BLOOM_PG_BINDIR if set, else bf_pg_bindir
+# (BF_PG_MAJOR).  The extension must be installed (make install); the
+# test builds nothing.  Prints "fdw: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 ROWS=100000
-MEASURE=
+MROWS=200000 MKEYS=2000
 while [ $# -gt 0 ]; do
 	case $1 in
 	--rows) ROWS=${2:?--rows needs a number}; shift 2 ;;
-	--measure) MEASURE=1; shift ;;
+	--measure) MROWS=1000000 MKEYS=10000; shift ;;
 	*) echo "fdw_test.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 done
@@ -39,9 +45,19 @@ done
 # shellcheck source=test/lib/checks.sh
 . test/lib/checks.sh
 
+# Every cluster helper asks bf_pg_bindir for the binaries.
+if [ -n "${BLOOM_PG_BINDIR:-}" ]; then
+	bf_pg_bindir() { printf '%s\n' "$BLOOM_PG_BINDIR"; }
+fi
+
 start_test_cluster fdw
 PSQL=$(bf_pg_bindir)/psql
-R1_SOCK= R1_PORT= R2_SOCK= R2_PORT=
+if [ "$("$PSQL" -X -q -At -c "SELECT count(*) FROM pg_available_extensions WHERE name = 'postgres_fdw'")" != 1 ]; then
+	fail "postgres_fdw is not available in $(bf_pg_bindir) (contrib)"
+	check_summary fdw
+	exit 1
+fi
+R1_SOCK='' R1_PORT='' R2_SOCK='' R2_PORT=''
 if ! bf_cluster_start_more R1_SOCK R1_PORT >"$WORK/r1.log" 2>&1 ||
 	! bf_cluster_start_more R2_SOCK R2_PORT >"$WORK/r2.log" 2>&1; then
 	cat "$WORK/r1.log" "$WORK/r2.log" 2>/dev/null || true
@@ -51,7 +67,9 @@ if ! bf_cluster_start_more R1_SOCK R1_PORT >"$WORK/r1.log" 2>&1 ||
 fi
 
 local_q() { "$PSQL" -X -q -At -v ON_ERROR_STOP=1 "$@"; }
+# shellcheck disable=SC2120 # the SQL comes on stdin or in -c
 r1_q() { "$PSQL" -X -q -At -v ON_ERROR_STOP=1 -h "$R1_SOCK" -p "$R1_PORT" "$@"; }
+# shellcheck disable=SC2120
 r2_q() { "$PSQL" -X -q -At -v ON_ERROR_STOP=1 -h "$R2_SOCK" -p "$R2_PORT" "$@"; }
 
 # expect NAME WANT GOT
@@ -75,6 +93,15 @@ SQL
 }
 shard_sql 1 "$ROWS" | r1_q >/dev/null
 shard_sql $((ROWS + 1)) $((2 * ROWS)) | r2_q >/dev/null
+# on r1 also: stored filters, probed with a constant key; the measurement table
+r1_q >/dev/null <<SQL
+CREATE TABLE filters (id int PRIMARY KEY, f bloomfilter);
+INSERT INTO filters SELECT g, bloom_agg(md5(i::text), 10) FROM generate_series(1, 1000) i
+	CROSS JOIN generate_series(0, 4) g WHERE i % 5 = g GROUP BY g;
+CREATE TABLE m (id int, k text);
+INSERT INTO m SELECT i, md5('m' || i) FROM generate_series(1, $MROWS) i;
+ANALYZE filters; ANALYZE m;
+SQL
 
 local_q >/dev/null <<SQL
 CREATE EXTENSION bloomfilter;
@@ -91,6 +118,9 @@ CREATE USER MAPPING FOR CURRENT_USER SERVER r2;
 CREATE FOREIGN TABLE f1 (id int, k text) SERVER r1 OPTIONS (table_name 't');
 CREATE FOREIGN TABLE f1_plain (id int, k text) SERVER r1_plain OPTIONS (table_name 't');
 CREATE FOREIGN TABLE f2 (id int, k text) SERVER r2 OPTIONS (table_name 't');
+CREATE FOREIGN TABLE ffilters (id int, f bloomfilter) SERVER r1 OPTIONS (table_name 'filters');
+CREATE FOREIGN TABLE fm (id int, k text) SERVER r1 OPTIONS (table_name 'm');
+CREATE FOREIGN TABLE fm_plain (id int, k text) SERVER r1_plain OPTIONS (table_name 'm');
 -- one sharded table: each partition a foreign table on its server
 CREATE TABLE sharded (id int, k text) PARTITION BY RANGE (id);
 CREATE FOREIGN TABLE sharded_1 PARTITION OF sharded FOR VALUES FROM (1) TO ($((ROWS + 1)))
@@ -103,7 +133,11 @@ CREATE TABLE all_rows AS SELECT i AS id, md5(i::text) AS k FROM generate_series(
 CREATE TABLE small AS
 	SELECT md5(i::text) AS k FROM generate_series(1, $ROWS, 50) i
 	UNION ALL SELECT md5('absent-' || i) FROM generate_series(1, $ROWS, 50) i;
-ANALYZE all_rows; ANALYZE small;
+-- the measurement's keys: half of them in m
+CREATE TABLE mkeys AS
+	SELECT md5('m' || i) AS k FROM generate_series(1, $MROWS, $((2 * MROWS / MKEYS))) i
+	UNION ALL SELECT md5('absent-' || i) FROM generate_series(1, $((MKEYS / 2))) i;
+ANALYZE all_rows; ANALYZE small; ANALYZE mkeys;
 SQL
 
 # remote_sql QUERY [SERVER-OPTION...]: the Remote SQL lines of EXPLAIN VERBOSE
@@ -128,25 +162,29 @@ crossing_rows() {
 
 # ---- 1, 2: the pre-check crosses as <~, or is applied locally ----------------
 
-precheck="SELECT count(*) FROM %s r WHERE r.k <~ (SELECT bloom_agg(k, 10) FROM small)"
-local_count=$(local_q -c "$(printf "$precheck" "(SELECT * FROM all_rows WHERE id <= $ROWS)")")
+# (in the query templates, @REL@ stands for the relation)
+at() { printf '%s\n' "${1//@REL@/"$2"}"; }
+precheck="SELECT count(*) FROM @REL@ r WHERE r.k <~ (SELECT bloom_agg(k, 10) FROM small)"
+local_count=$(local_q -c "$(at "$precheck" "(SELECT * FROM all_rows WHERE id <= $ROWS)")")
 
-[ "$local_count" -gt 0 ] && [ "$local_count" -lt "$ROWS" ] &&
-	pass "the filter passes $local_count of $ROWS local rows (some, not all)" ||
+if [ "$local_count" -gt 0 ] && [ "$local_count" -lt "$ROWS" ]; then
+	pass "the filter passes $local_count of $ROWS local rows (some, not all)"
+else
 	fail "the filter passes $local_count of $ROWS local rows"
+fi
 
-q1=$(printf "$precheck" f1)
+q1=$(at "$precheck" f1)
 if remote_sql "$q1" | grep -q '<~'; then
 	pass "with extensions 'bloomfilter': <~ is in the Remote SQL"
 else
 	fail "with extensions 'bloomfilter': no <~ in the Remote SQL: $(remote_sql "$q1")"
 fi
 expect "with the option: the count equals the local one" "$local_count" "$(local_q -c "$q1")"
-rows_q="SELECT r.k FROM %s r WHERE r.k <~ (SELECT bloom_agg(k, 10) FROM small)"
+rows_q="SELECT r.k FROM @REL@ r WHERE r.k <~ (SELECT bloom_agg(k, 10) FROM small)"
 expect "with the option: only the rows the filter passes cross" "$local_count" \
-	"$(crossing_rows "$(printf "$rows_q" f1)" f1)"
+	"$(crossing_rows "$(at "$rows_q" f1)" f1)"
 
-q1p=$(printf "$precheck" f1_plain)
+q1p=$(at "$precheck" f1_plain)
 if remote_sql "$q1p" | grep -q '<~'; then
 	fail "without the option: <~ was shipped: $(remote_sql "$q1p")"
 else
@@ -154,12 +192,41 @@ else
 fi
 expect "without the option: the count is still the local one" "$local_count" "$(local_q -c "$q1p")"
 expect "without the option: every row crosses" "$ROWS" \
-	"$(crossing_rows "$(printf "$rows_q" f1_plain)" f1_plain)"
+	"$(crossing_rows "$(at "$rows_q" f1_plain)" f1_plain)"
 
 # the join pre-check users write: the same answer as the plain join
 join_plain="SELECT count(*) FROM f1 r JOIN small s ON r.k = s.k"
-join_pre="SELECT count(*) FROM f1 r JOIN small s ON r.k = s.k WHERE r.k <~ (SELECT bloom_agg(k, 10) FROM small)"
+join_pre_where="FROM f1 r JOIN small s ON r.k = s.k WHERE r.k <~ (SELECT bloom_agg(k, 10) FROM small)"
+join_pre="SELECT count(*) $join_pre_where"
 expect "join with the pre-check equals the plain join" "$(local_q -c "$join_plain")" "$(local_q -c "$join_pre")"
+expect "join with the pre-check: only the rows the filter passes cross" "$local_count" \
+	"$(crossing_rows "SELECT r.k $join_pre_where" f1)"
+
+# a filter written into the query as a constant (a psql variable, a literal)
+filt=$(local_q -c "SELECT bloom_agg(k, 10) FROM small")
+q_lit="SELECT count(*) FROM f1 r WHERE r.k <~ '$filt'::bloomfilter"
+if remote_sql "$q_lit" | grep -q "<~) E'"; then
+	pass "a constant filter is shipped as a literal in the Remote SQL"
+else
+	fail "a constant filter is not in the Remote SQL: $(remote_sql "$q_lit" | cut -c1-300)"
+fi
+expect "with a constant filter: the count equals the local one" "$local_count" "$(local_q -c "$q_lit")"
+
+# the other direction: a constant key probing filters stored on the remote
+# side.  A text constant has the default collation, which postgres_fdw does
+# not ship unless it comes from a remote column; a bytea key has none.
+for key in "md5('7')" "decode(md5('7'), 'escape')" "md5('absent')"; do
+	q_key="SELECT string_agg(id::text, ',' ORDER BY id) FROM @REL@ WHERE $key <~ f"
+	local_ids=$(local_q -c "$(at "$q_key" "(SELECT g AS id, bloom_agg(md5(i::text), 10) AS f
+		FROM generate_series(1, 1000) i CROSS JOIN generate_series(0, 4) g WHERE i % 5 = g GROUP BY g) l")")
+	expect "a constant key $key probing remote stored filters: the local answer ($local_ids)" \
+		"$local_ids" "$(local_q -c "$(at "$q_key" ffilters)")"
+	if remote_sql "$(at "$q_key" ffilters)" | grep -q '<~'; then
+		echo "fdw-note: $key <~ stored_filter is shipped"
+	else
+		echo "fdw-note: $key <~ stored_filter is filtered locally (every filter crosses)"
+	fi
+done
 
 # ---- 3: whole aggregates on the remote side ----------------------------------
 
@@ -204,35 +271,42 @@ expect "bloom_agg over the partitioned table of both shards: the same bytes" "$a
 expect "merged per partition of the sharded table: the same bytes" "$all_md5" \
 	"$(local_q -c "SET enable_partitionwise_aggregate = on;
 		SELECT md5(bloom_agg_merge(s)::bytea) FROM (SELECT bloom_agg_partial(k, 10) AS s FROM sharded GROUP BY tableoid) x")"
-mixed_out=$(local_q -c "SELECT bloom_agg_merge(s) FROM (
+mixed_out=$(local_q -v VERBOSITY=verbose -c "SELECT bloom_agg_merge(s) FROM (
 	SELECT bloom_agg_partial(k, 10) AS s FROM f1 UNION ALL SELECT bloom_agg_partial(k, 12) FROM f2) x" 2>&1 || true)
-if grep -q 'bits_per_key' <<<"$mixed_out" && grep -q 'ERROR' <<<"$mixed_out"; then
-	pass "mixed bits_per_key across shards: an error naming bits_per_key"
+if grep -q '^ERROR: *22023: bloom_agg bits_per_key must be the same' <<<"$mixed_out" &&
+	grep -Eq '^DETAIL: .* (10 bits per key and then got 12|12 bits per key and then got 10)' <<<"$mixed_out"; then
+	pass "mixed bits_per_key across shards: 22023, naming 10 and 12"
 else
 	fail "mixed bits_per_key across shards: $mixed_out"
 fi
 
 # ---- measurements (not checked) --------------------------------------------------
 
-# ms QUERY: the query's wall time in milliseconds, best of three
+# ms QUERY: the query's time in milliseconds (psql's \timing), best of three
 ms() {
-	local best= t0 t1 i
-	for i in 1 2 3; do
-		t0=$(date +%s%N)
-		local_q -c "$1" >/dev/null
-		t1=$(date +%s%N)
-		i=$(((t1 - t0) / 1000000))
-		{ [ -z "$best" ] || [ "$i" -lt "$best" ]; } && best=$i
-	done
-	echo "$best"
+	local_q -c '\timing on' -c "$1" -c "$1" -c "$1" |
+		awk '/^Time: / { v = $2 + 0; if (best == "" || v < best) best = v }
+			END { printf "%.0f\n", best }'
 }
-if [ -n "$MEASURE" ]; then
-	echo "fdw-measure: $ROWS remote rows, $(local_q -c "SELECT count(*) FROM small") local keys," \
-		"filter of $(local_q -c "SELECT (bloom_info(bloom_agg(k, 10))).bytes FROM small") bytes"
-	echo "fdw-measure: plain join $(ms "$join_plain") ms; with the pre-check $(ms "$join_pre") ms;" \
-		"pre-check without the extensions option $(ms "$(printf "$precheck" f1_plain)") ms"
-	echo "fdw-measure: bloom_agg(k, 10) over f1: remote $(ms "SELECT bloom_agg(k, 10) FROM f1") ms;" \
-		"local copy $(ms "SELECT bloom_agg(k, 10) FROM all_rows WHERE id <= $ROWS") ms"
-fi
+mfilter="(SELECT bloom_agg(k, 10) FROM mkeys)"
+m_plain="SELECT count(*) FROM fm r JOIN mkeys s ON r.k = s.k"
+m_pre="SELECT count(*) FROM fm r JOIN mkeys s ON r.k = s.k WHERE r.k <~ $mfilter"
+m_count="SELECT count(*) FROM fm r WHERE r.k <~ $mfilter"
+m_local="SELECT count(*) FROM fm_plain r JOIN mkeys s ON r.k = s.k WHERE r.k <~ $mfilter"
+m_passed=$(local_q -c "$m_count")
+m_present=$(local_q -c "$m_plain")
+echo "fdw-measure: $MROWS remote rows, $MKEYS local keys ($m_present in the remote table)," \
+	"filter at 10 bits per key: $(local_q -c "SELECT (bloom_info(bloom_agg(k, 10))).bytes FROM mkeys") bytes"
+echo "fdw-measure: rows crossing: plain join $MROWS, with the pre-check $m_passed" \
+	"($((m_passed - m_present)) false positives)"
+echo "fdw-measure: plain join $(ms "$m_plain") ms; join with the pre-check $(ms "$m_pre") ms;" \
+	"the pre-check alone, count(*) WHERE r.k <~ filter, $(ms "$m_count") ms;" \
+	"join with the pre-check without extensions 'bloomfilter' (filtered locally) $(ms "$m_local") ms"
+echo "fdw-measure: bloom_agg(k, 10) over $ROWS remote rows: computed on the remote side $(ms "SELECT bloom_agg(k, 10) FROM f1") ms," \
+	"without extensions 'bloomfilter' (every row crosses) $(ms "SELECT bloom_agg(k, 10) FROM f1_plain") ms"
+echo "fdw-measure: $((2 * ROWS)) rows on two shards: bloom_agg_merge of the remote partial states" \
+	"$(ms "SELECT bloom_agg_merge(s) FROM (SELECT bloom_agg_partial(k, 10) AS s FROM f1
+		UNION ALL SELECT bloom_agg_partial(k, 10) FROM f2) x") ms," \
+	"bloom_agg over the partitioned table (every row crosses) $(ms "SELECT bloom_agg(k, 10) FROM sharded") ms"
 
 check_summary fdw
