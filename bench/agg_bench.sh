@@ -124,30 +124,11 @@ fi
 
 # ---- build, install, cluster ----------------------------------------------
 
-# shellcheck disable=SC2119 # no --leveldb: the benchmark needs no LevelDB
-bf_ensure_deps
-bf_mktemp_dir WORK
-
-if [ -n "$BUILD" ]; then
-	bench_build_install "$WORK/build.log"
-else
-	bf_log "--no-build: using the installed extension"
-fi
-
-BINDIR=$(bf_pg_bindir)
-PSQL=("$BINDIR/psql" -X -q -At -F '|' -v ON_ERROR_STOP=1)
+bench_prepare "$BUILD"
 
 bf_cluster_start
 # Let the postgres user (the server, and psql's \! helpers) read our files.
 chmod 755 "$WORK"
-
-# psql_file FILE > output: run one SQL script in one session.
-psql_file() {
-	"${PSQL[@]}" -f "$1"
-}
-psql_c() {
-	"${PSQL[@]}" -c "$1"
-}
 
 # Shared buffers big enough to hold both tables and the index (about 70 bytes
 # a row; room to spare), at least 1 GB.

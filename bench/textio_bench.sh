@@ -108,20 +108,7 @@ STAMP=$(date -u +%Y%m%d-%H%M%S)
 
 # ---- build, install, cluster ----------------------------------------------
 
-# shellcheck disable=SC2119 # no --leveldb: the benchmark needs no LevelDB
-bf_ensure_deps
-bf_mktemp_dir WORK
-
-if [ -n "$BUILD" ]; then
-	bench_build_install "$WORK/build.log"
-else
-	bf_log "--no-build: using the installed extension"
-fi
-
-BINDIR=$(bf_pg_bindir)
-PSQL=("$BINDIR/psql" -X -q -At -F '|' -v ON_ERROR_STOP=1)
-psql_c() { "${PSQL[@]}" -c "$1"; }
-psql_file() { "${PSQL[@]}" -f "$1"; }
+bench_prepare "$BUILD"
 
 bf_cluster_start
 # The server (the postgres user) writes and reads the hex file here.

@@ -26,6 +26,12 @@
 #   bench_build_install LOG  make and make install, output to LOG; on a
 #                            failure, its tail and exit 1 (needs
 #                            scripts/lib.sh)
+#   bench_prepare BUILD      the dependencies (no LevelDB), WORK (a temporary
+#                            directory), make and make install unless BUILD
+#                            is empty, BINDIR, PSQL and psql_c / psql_file
+#                            (a query / a script; unaligned, '|'-separated)
+#   bench_machine_report LINE...  the "== Machine" block: date, the machine,
+#                            PostgreSQL's version and the commit, then LINE...
 #   bench_shared_buffers_mb EST MIN  the larger of EST and MIN (MB), with a
 #                            warning when that is over 60% of the RAM
 #
@@ -166,6 +172,34 @@ bench_build_install() {
 		bf_err "make install failed"
 		exit 1
 	fi
+}
+
+bench_prepare() {
+	# shellcheck disable=SC2119 # no --leveldb: the benchmarks need no LevelDB
+	bf_ensure_deps
+	bf_mktemp_dir WORK
+	if [ -n "$1" ]; then
+		bench_build_install "$WORK/build.log"
+	else
+		bf_log "--no-build: using the installed extension"
+	fi
+	BINDIR=$(bf_pg_bindir)
+	PSQL=("$BINDIR/psql" -X -q -At -F '|' -v ON_ERROR_STOP=1)
+	psql_c() { "${PSQL[@]}" -c "$1"; }
+	psql_file() { "${PSQL[@]}" -f "$1"; }
+}
+
+bench_machine_report() {
+	local line
+	echo
+	echo "== Machine"
+	echo "date:        $(date -u '+%Y-%m-%d %H:%M UTC')"
+	bench_machine
+	echo "PostgreSQL:  $(psql_c "SELECT version()")"
+	echo "extension:   bloomfilter at commit $(bench_git_rev "$REPO")"
+	for line in "$@"; do
+		echo "$line"
+	done
 }
 
 bench_shared_buffers_mb() {
