@@ -389,6 +389,20 @@ stage_fdw() {
 	run_suite "postgres_fdw" fdw "$LOGDIR/fdw.log" test/fdw_test.sh
 }
 
+# A Citus coordinator and two workers, built from ../shared/citus: skipped,
+# and said so, where the kit is missing or has no Citus for this major.
+stage_citus() {
+	local rc=0 why
+	stage "Citus: bloom_agg on the workers, pre-checks, filter columns (test/citus_test.sh)"
+	run_logged "$LOGDIR/citus.log" test/citus_test.sh || rc=$?
+	if [ "$rc" -eq 77 ]; then
+		why=$(sed -n 's/^citus: skipped (\(.*\))$/\1/p' "$LOGDIR/citus.log" | tail -n 1)
+		record "citus" 0 0 "SKIPPED: ${why:-see citus.log}"
+	else
+		record_counted "citus" citus "$rc" "$LOGDIR/citus.log"
+	fi
+}
+
 stage_stop_cluster() {
 	stage "stop cluster"
 	if [ -n "$cluster_ok" ]; then
@@ -465,6 +479,7 @@ host_suite() {
 	stage_dump_restore
 	stage_upgrade_chain
 	stage_fdw
+	stage_citus
 
 	stage "sqlsmith: 1000 random queries, no crash (test/sqlsmith_run.sh)"
 	rc=0
@@ -502,6 +517,7 @@ inside_suite() {
 	stage_stop_cluster
 	stage_upgrade_chain
 	stage_fdw
+	stage_citus
 }
 
 # ---- the host's side of another major's suite ----------------------------------
@@ -521,7 +537,7 @@ copy_tree() {
 declare -A MAJOR_TREE=()
 
 chroot_suite() {
-	local major=$1 root rc=0 work n p f note
+	local major=$1 root rc=0 work n p f note binds
 	stage "PostgreSQL $major: chroot ($(bf_major_suite "$major"))"
 	if ! bf_is_root; then
 		record "pg$major" 0 1 "not run: another major's chroot needs root (sudo scripts/test.sh --pg $major)"
@@ -543,7 +559,14 @@ chroot_suite() {
 	: >"$work/out/records.tsv"
 	MAJOR_TREE[$major]=$work
 	rc=0
-	BF_SESSION_TIMEOUT=$((STAGE_TIMEOUT * 4)) bf_chroot_session "$root" "$work:/build" -- \
+	# The Citus kit, where there is one, at the same place relative to the
+	# tree; its builds cached on the host between runs.
+	binds=("$work:/build")
+	if [ -d "$ROOT/../shared/citus" ]; then
+		mkdir -p "/var/tmp/bloomfilter-citus/pg$major"
+		binds+=("$(cd "$ROOT/../shared" && pwd):/build/shared" "/var/tmp/bloomfilter-citus/pg$major:/var/tmp/citus-build")
+	fi
+	BF_SESSION_TIMEOUT=$((STAGE_TIMEOUT * 4)) bf_chroot_session "$root" "${binds[@]}" -- \
 		env BF_PG_MAJOR="$major" BF_RECORDS=/build/out/records.tsv \
 		BF_RANDOM_EXPORT=/build/random BF_RANDOM_SEED="$SEED" \
 		BLOOM_STAGE_TIMEOUT="$STAGE_TIMEOUT" \
