@@ -351,6 +351,8 @@ bloom_status_message(bloom_status status)
 			return "An aggregate state's flags and reserved bytes must be zero.";
 		case BLOOM_ERR_STATE_COUNT:
 			return "An aggregate state's hash count must match its length.";
+		case BLOOM_ERR_GAPS_CODE:
+			return "A coded hash set must decode to exactly its hash count, each hash below 2^32, with no bits left over.";
 	}
 	return "Unknown error.";
 }

@@ -18,6 +18,7 @@
 #include "bloom_core.h"
 #include "bloom_setops.h"
 #include "bloom_state.h"
+#include "bloom_gaps.h"
 #include "bloom_scheme.h"
 #include "bloom_stats.h"
 #include "vectors.h"
@@ -179,6 +180,8 @@ status_name(bloom_status s)
 			return "BLOOM_ERR_STATE_RESERVED";
 		case BLOOM_ERR_STATE_COUNT:
 			return "BLOOM_ERR_STATE_COUNT";
+		case BLOOM_ERR_GAPS_CODE:
+			return "BLOOM_ERR_GAPS_CODE";
 	}
 	return "(unknown status)";
 }
@@ -1677,6 +1680,170 @@ test_sizing(void)
 	group_end();
 }
 
+/* ---- gap-coded hash sets (bloom_gaps.c) -------------------------------- */
+
+/* n random distinct hashes, sorted; returns how many (duplicates dropped) */
+static uint64_t
+random_hash_set(uint32_t *out, uint64_t n)
+{
+	uint64_t	i,
+				m = 0;
+
+	for (i = 0; i < n; i++)
+		out[i] = (uint32_t) rng_next();
+	qsort(out, (size_t) n, sizeof(uint32_t), cmp_u32);
+	for (i = 0; i < n; i++)
+		if (m == 0 || out[i] != out[m - 1])
+			out[m++] = out[i];
+	return m;
+}
+
+/* Encode, check the size bound, decode, compare; returns the code size. */
+static size_t
+gaps_round_trip(const uint32_t *hashes, uint64_t n, unsigned r, const char *what)
+{
+	uint64_t	max = bloom_gaps_max_bytes(n, r);
+	uint8_t    *code = malloc(max + 1);
+	uint32_t   *back = malloc((n + 1) * sizeof(uint32_t));
+	size_t		len;
+	bloom_status st;
+
+	len = bloom_gaps_encode(hashes, n, r, code);
+	check(len <= max, "%s: %zu bytes, bound %llu", what, len, (unsigned long long) max);
+	st = bloom_gaps_decode(code, len, n, r, back);
+	if (check(st == BLOOM_OK, "%s (r %u): decode %s", what, r, status_name(st)))
+		check(n == 0 || memcmp(back, hashes, n * sizeof(uint32_t)) == 0,
+			  "%s (r %u): decoded differently", what, r);
+	free(back);
+	free(code);
+	return len;
+}
+
+static void
+test_gaps(void)
+{
+	static const uint64_t sizes[] = {0, 1, 2, 3, 10, 1000, 100000};
+	uint32_t   *hashes = malloc(1000000 * sizeof(uint32_t));
+	uint32_t   *back = malloc(1000001 * sizeof(uint32_t));
+	uint8_t    *code;
+	uint64_t	n,
+				i;
+	size_t		len,
+				s;
+	unsigned	r;
+	int			round;
+
+	group_begin("gap-coded hash sets");
+
+	test_begin("random sets round-trip, at the chosen parameter and at 23..31");
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+	{
+		n = random_hash_set(hashes, sizes[s]);
+		gaps_round_trip(hashes, n, bloom_gaps_rice_param(n), "random set");
+		/* small parameters code 2^32 >> r unary bits: kept to 1 MB */
+		if (n <= 1000)
+			for (r = 23; r < 32; r++)
+				gaps_round_trip(hashes, n, r, "random set, r 23..31");
+	}
+	test_end();
+
+	test_begin("the extremes: 0, 2^32 - 1, dense runs, both ends");
+	hashes[0] = 0;
+	gaps_round_trip(hashes, 1, 0, "{0}");
+	hashes[0] = UINT32_MAX;
+	gaps_round_trip(hashes, 1, 0, "{2^32 - 1}, r 0");
+	gaps_round_trip(hashes, 1, 31, "{2^32 - 1}, r 31");
+	for (i = 0; i < 5000; i++)
+		hashes[i] = (uint32_t) (UINT32_MAX - 4999 + i);
+	gaps_round_trip(hashes, 5000, bloom_gaps_rice_param(5000), "the top 5000 values");
+	for (i = 0; i < 5000; i++)
+		hashes[i] = (uint32_t) i;
+	for (r = 0; r < 32; r++)
+		gaps_round_trip(hashes, 5000, r, "0..4999, every r");
+	hashes[0] = 0;
+	hashes[1] = UINT32_MAX;
+	gaps_round_trip(hashes, 2, 31, "{0, 2^32 - 1}, r 31");
+	test_end();
+
+	/* 10^6 random hashes: gaps of about 4295, entropy about 13.5 bits */
+	test_begin("size: 10^6 random hashes in at most 1.8 bytes each");
+	n = random_hash_set(hashes, 1000000);
+	len = gaps_round_trip(hashes, n, bloom_gaps_rice_param(n), "10^6 hashes");
+	check((double) len / (double) n <= 1.8, "%.3f bytes a hash", (double) len / (double) n);
+	test_end();
+
+	/* each expect_status is a test of its own */
+	n = random_hash_set(hashes, 1000);
+	r = bloom_gaps_rice_param(n);
+	code = malloc(bloom_gaps_max_bytes(n + 1, r) + 8);
+	len = bloom_gaps_encode(hashes, n, r, code);
+	expect_status(bloom_gaps_decode(code, len, n + 1, r, back), BLOOM_ERR_GAPS_CODE,
+				  "gaps: one hash more than coded");
+	expect_status(bloom_gaps_decode(code, len, n - 1, r, back), BLOOM_ERR_GAPS_CODE,
+				  "gaps: one hash fewer than coded (bits left over)");
+	expect_status(bloom_gaps_decode(code, len - 1, n, r, back), BLOOM_ERR_GAPS_CODE,
+				  "gaps: the last byte missing");
+	code[len] = 0;
+	expect_status(bloom_gaps_decode(code, len + 1, n, r, back), BLOOM_ERR_GAPS_CODE,
+				  "gaps: a zero byte after the code");
+	expect_status(bloom_gaps_decode(code, len, n, 32, back), BLOOM_ERR_GAPS_CODE,
+				  "gaps: parameter 32");
+
+	/* {2^32 - 1} at r 31 (q = 1), then a gap of 0 appended by hand */
+	test_begin("{2^32 - 1} at r 31 is 5 bytes");
+	hashes[0] = UINT32_MAX;
+	len = bloom_gaps_encode(hashes, 1, 31, code);
+	check(len == 5, "%zu bytes", len);
+	test_end();
+	code[4] |= 0x02;			/* bit 33: a unary stop bit, q = 0 */
+	memset(code + 5, 0, 4);
+	expect_status(bloom_gaps_decode(code, 9, 2, 31, back), BLOOM_ERR_GAPS_CODE,
+				  "gaps: a hash after 2^32 - 1");
+
+	/*
+	 * {5} at r 4, by the layout: q = 0 is a lone 1 bit, then 5's four low
+	 * bits: 1 | 0101 << 1 = 0x0b, and 3 padding bits.
+	 */
+	test_begin("{5} at r 4 is the byte 0x0b");
+	hashes[0] = 5;
+	len = bloom_gaps_encode(hashes, 1, 4, code);
+	check(len == 1 && code[0] == 0x0b, "%zu bytes, %02x", len, code[0]);
+	test_end();
+	code[0] |= 0x80;
+	expect_status(bloom_gaps_decode(code, 1, 1, 4, back), BLOOM_ERR_GAPS_CODE,
+				  "gaps: a padding bit set");
+
+	test_begin("damaged codes: never accepted unless they are some set's code");
+	n = random_hash_set(hashes, 300);
+	r = bloom_gaps_rice_param(n);
+	for (round = 0; round < 3000; round++)
+	{
+		uint8_t    *again;
+		uint64_t	want = n + (uint64_t) (rng_next() % 3) - 1;
+		size_t		cut;
+		bloom_status st;
+
+		len = bloom_gaps_encode(hashes, n, r, code);
+		code[rng_next() % len] ^= (uint8_t) (1u << (rng_next() % 8));
+		cut = len - (size_t) (rng_next() % 2);
+		st = bloom_gaps_decode(code, cut, want, r, back);
+		if (st != BLOOM_OK)
+			continue;
+		again = malloc(bloom_gaps_max_bytes(want, r));
+		check(bloom_gaps_encode(back, want, r, again) == cut &&
+			  memcmp(again, code, cut) == 0, "round %d: accepted a non-canonical code", round);
+		for (i = 1; i < want; i++)
+			check(back[i] > back[i - 1], "round %d: not increasing", round);
+		free(again);
+	}
+	test_end();
+
+	free(code);
+	free(back);
+	free(hashes);
+	group_end();
+}
+
 /* ---- union and intersection (bloom_setops.c) -------------------------- */
 
 static void
@@ -2168,13 +2335,13 @@ test_prepared(void)
 static void
 test_messages(void)
 {
-	const char *msgs[BLOOM_ERR_STATE_COUNT + 1];
+	const char *msgs[BLOOM_ERR_GAPS_CODE + 1];
 	int			s,
 				t;
 
 	group_begin("status messages");
 	test_begin("every status has its own sentence");
-	for (s = BLOOM_OK; s <= BLOOM_ERR_STATE_COUNT; s++)
+	for (s = BLOOM_OK; s <= BLOOM_ERR_GAPS_CODE; s++)
 	{
 		const char *m = bloom_status_message((bloom_status) s);
 		size_t		n = m ? strlen(m) : 0;
@@ -2220,6 +2387,7 @@ main(int argc, char **argv)
 	test_filter_stats();
 	test_stats_beyond_2_32();
 	test_sizing();
+	test_gaps();
 	test_setops();
 	test_hash();
 	test_prepared();
