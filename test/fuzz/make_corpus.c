@@ -15,6 +15,7 @@
 #define _GNU_SOURCE				/* asprintf */
 
 #include "bloom_core.h"
+#include "bloom_gaps.h"
 #include "bloom_state.h"
 #include "vectors.h"
 
@@ -32,12 +33,12 @@
 static const char *out_dir;
 enum
 {
-	T_PROBE, T_HEX, T_STATE, T_BUILD, T_STATS, N_TARGETS
+	T_PROBE, T_HEX, T_STATE, T_BUILD, T_STATS, T_GAPS, N_TARGETS
 };
 
 static unsigned long nseeds[N_TARGETS];
 static const char *const target_names[N_TARGETS] = {
-	"probe", "hex", "state", "build", "stats"
+	"probe", "hex", "state", "build", "stats", "gaps"
 };
 
 typedef struct buf
@@ -162,6 +163,43 @@ state_seed(const vec_case *c)
 	free(b.data);
 }
 
+static int
+cmp_hash(const void *a, const void *b)
+{
+	uint32_t	x = *(const uint32_t *) a,
+				y = *(const uint32_t *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* The code of a case's distinct key hashes: r, n, then the Rice code. */
+static void
+gaps_seed(const vec_case *c)
+{
+	buf			b = {0};
+	uint64_t	n = c->nkeys < MAX_STATE_HASHES ? c->nkeys : MAX_STATE_HASHES,
+				m = 0;
+	uint32_t   *h = malloc((n + 1) * sizeof(uint32_t));
+	uint8_t    *code;
+	unsigned	r;
+
+	for (uint64_t i = 0; i < n; i++)
+		h[i] = bloom_key_hash(c->keys[i].data, c->keys[i].len);
+	qsort(h, (size_t) n, sizeof(uint32_t), cmp_hash);
+	for (uint64_t i = 0; i < n; i++)
+		if (m == 0 || h[i] != h[m - 1])
+			h[m++] = h[i];
+	r = bloom_gaps_rice_param(m);
+	code = malloc(bloom_gaps_max_bytes(m, r));
+	put_le(&b, r, 1);
+	put_le(&b, m, 2);
+	put(&b, code, bloom_gaps_encode(h, m, r, code));
+	write_seed(T_GAPS, c->id, &b);
+	free(b.data);
+	free(code);
+	free(h);
+}
+
 static void
 build_seed(const vec_case *c)
 {
@@ -210,6 +248,7 @@ one_case(const vec_case *c)
 	{
 		state_seed(c);
 		build_seed(c);
+		gaps_seed(c);
 	}
 }
 

@@ -8,7 +8,7 @@
 #   test/fuzz/run.sh --runs 5000000   a longer run
 #   test/fuzz/run.sh --time 600       each target for 600 s instead
 #   test/fuzz/run.sh --seed 1234      replay a run's random choices
-#   test/fuzz/run.sh --only probe     one target (probe, hex, state, build, stats)
+#   test/fuzz/run.sh --only probe     one target (probe, hex, state, build, stats, gaps)
 #
 # Targets (test/fuzz/fuzz_*.c; each compares the core with a plain
 # reference written in the target, see fuzz_common.h):
@@ -39,7 +39,7 @@ RUNS=20000
 TIME=
 SEED=${BLOOM_FUZZ_SEED:-}
 ONLY=
-TARGETS=(probe hex state build stats)
+TARGETS=(probe hex state build stats gaps)
 
 usage() {
 	sed -n '3,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -111,9 +111,10 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/bloomfilter-fuzz.XXXXXX")
 trap 'rm -rf -- "$WORK"; rmdir "$ARTIFACTS" 2>/dev/null || true' EXIT
 
 CORE_SRCS=(src/core/bloom_hash.c src/core/bloom_filter.c src/core/bloom_hex.c src/core/bloom_state.c
-	src/core/bloom_stats.c src/core/bloom_setops.c src/core/bloom_scheme.c src/core/bloom_scheme_table.c)
+	src/core/bloom_stats.c src/core/bloom_setops.c src/core/bloom_scheme.c src/core/bloom_scheme_table.c
+	src/core/bloom_gaps.c)
 CORE_DEPS=("${CORE_SRCS[@]}" src/core/bloom_core.h src/core/bloom_state.h src/core/bloom_stats.h
-	src/core/bloom_setops.h src/core/bloom_scheme.h)
+	src/core/bloom_setops.h src/core/bloom_scheme.h src/core/bloom_gaps.h)
 CFLAGS=(-std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc/core)
 
