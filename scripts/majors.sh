@@ -62,8 +62,11 @@ bf_apt_mirror() {
 
 bf__chroot_packages() {
 	local major=$1 kind=$2 citus=
-	# what ../shared/citus/build-citus.sh needs, for the majors Citus 14 supports
+	# what ../shared/citus/build-citus.sh needs, for the majors Citus 14
+	# supports; from 18 on, the server's pg_config.h says HAVE_LIBCURL, so
+	# Citus compiles its curl code whatever its own configure says
 	[ "$major" -ge 16 ] && citus=" liblz4-dev libzstd-dev libkrb5-dev libssl-dev libicu-dev xz-utils"
+	[ "$major" -ge 18 ] && citus="$citus libcurl4-openssl-dev"
 	case $kind in
 	run) echo "postgresql-$major" ;;
 	build) echo "postgresql-$major postgresql-server-dev-$major postgresql-server-dev-all build-essential debhelper fakeroot binutils$citus" ;;

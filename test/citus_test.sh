@@ -64,6 +64,24 @@ elif [ "$rc" -ne 0 ]; then
 	exit 1
 fi
 
+# PostgreSQL 18's pg_config.h defines HAVE_LIBCURL, so Citus compiles its
+# statistics code against libcurl although the kit configures it
+# --without-libcurl, and then does not link libcurl: citus.so would not
+# load (undefined symbol curl_easy_perform).  Where that is so, the servers
+# get libcurl preloaded, and the test says so.
+CITUS_SO=$("$BINDIR/pg_config" --pkglibdir)/citus.so
+undefined=$(nm -D --undefined-only "$CITUS_SO" 2>/dev/null || true)
+linked=$(ldd "$CITUS_SO" 2>/dev/null || true)
+if grep -q ' curl_' <<<"$undefined" && ! grep -q 'libcurl' <<<"$linked"; then
+	curl_lib=$(ldconfig -p 2>/dev/null | awk '/libcurl\.so\.4 / { print $NF; exit }')
+	if [ -z "$curl_lib" ]; then
+		echo "citus: skipped (the kit's citus.so needs libcurl, which is not installed)"
+		exit 77
+	fi
+	export LD_PRELOAD=$curl_lib
+	echo "note: the kit's citus.so uses libcurl without linking it; the servers preload $curl_lib"
+fi
+
 # shellcheck source=/dev/null
 . "$KIT/citus-cluster.sh"
 BASE=$(mktemp -d /tmp/cc.XXXXXX)
