@@ -56,7 +56,7 @@ BINDIR=${BLOOM_PG_BINDIR:-$(bf_pg_bindir)}
 rc=0
 "$KIT/build-citus.sh" "$BINDIR/pg_config" || rc=$?
 if [ "$rc" -eq 77 ]; then
-	echo "citus: skipped (the kit has no Citus for PostgreSQL $("$BINDIR/pg_config" --version))"
+	echo "citus: skipped (the kit has no Citus for $("$BINDIR/pg_config" --version))"
 	exit 77
 elif [ "$rc" -ne 0 ]; then
 	fail "build-citus.sh failed (exit $rc)"
