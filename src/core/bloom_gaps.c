@@ -4,9 +4,10 @@
  *		in bloom_gaps.h).
  *
  * Both directions move whole 64-bit words: the encoder collects bits in an
- * accumulator and stores it 8 bytes at a time, the decoder finds each unary
- * run's end with one count-trailing-zeros.  Words are assembled from bytes
- * explicitly, so the code is the same on big- and little-endian machines.
+ * accumulator and stores it 8 bytes at a time, the decoder tops up a 64-bit
+ * buffer a word at a time and finds each unary run's end with one
+ * count-trailing-zeros.  Words are stored byte by byte and loaded with a
+ * byte swap on big-endian machines, so the code is the same everywhere.
  */
 #include "bloom_gaps.h"
 
@@ -114,60 +115,52 @@ bloom_gaps_encode(const uint32_t *hashes, uint64_t n, unsigned r, uint8_t *out)
 
 /* ---- decoding ---------------------------------------------------------- */
 
+/*
+ * Bits not yet used, from bit 0 up, topped up a byte at a time from the
+ * code: at most 64, never a bit past the code's end.
+ */
 typedef struct bit_reader
 {
 	const uint8_t *code;
 	size_t		len;
-	uint64_t	bitpos;			/* next bit to read */
-	uint64_t	nbits;			/* 8 * len */
+	size_t		pos;			/* next byte to load */
+	uint64_t	buf;
+	unsigned	avail;			/* bits in buf */
 } bit_reader;
 
-/* 8 bytes as a little-endian word, at any alignment, on any machine */
-static inline uint64_t
-load_le64(const uint8_t *p)
+/* Top the buffer up to more than 56 bits, or to the end of the code. */
+static inline void
+refill(bit_reader *rd)
 {
-	uint64_t	v;
+	if (rd->pos + 8 <= rd->len && rd->avail <= 56)
+	{
+		/* a whole word, of which the bytes that fit */
+		uint64_t	w;
+		unsigned	take = (64 - rd->avail) / 8;
 
-	memcpy(&v, p, sizeof(v));
+		memcpy(&w, rd->code + rd->pos, sizeof(w));
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	v = __builtin_bswap64(v);
+		w = __builtin_bswap64(w);
 #endif
-	return v;
-}
-
-/* The 64 bits from bit bitpos on (bits past the end read as 0). */
-static inline uint64_t
-peek64(const bit_reader *rd)
-{
-	size_t		byte = (size_t) (rd->bitpos >> 3);
-	unsigned	shift = (unsigned) (rd->bitpos & 7);
-	uint64_t	v = 0;
-	int			i;
-
-	if (byte + 9 <= rd->len)
-	{
-		v = load_le64(rd->code + byte);
-		if (shift)
-			v = (v >> shift) | ((uint64_t) rd->code[byte + 8] << (64 - shift));
-		return v;
+		if (take < 8)
+			w &= ((uint64_t) 1 << (8 * take)) - 1;
+		rd->buf |= w << rd->avail;
+		rd->avail += 8 * take;
+		rd->pos += take;
+		return;
 	}
-	for (i = 8; i >= 0; i--)
+	while (rd->avail <= 56 && rd->pos < rd->len)
 	{
-		uint64_t	b = byte + i < rd->len ? rd->code[byte + i] : 0;
-
-		if (i == 8)
-			v = shift ? b << (64 - shift) : 0;
-		else
-			v |= (b << (8 * i)) >> shift;
+		rd->buf |= (uint64_t) rd->code[rd->pos++] << rd->avail;
+		rd->avail += 8;
 	}
-	return v;
 }
 
 bloom_status
 bloom_gaps_decode(const uint8_t *code, size_t len, uint64_t n, unsigned r,
 				  uint32_t *out)
 {
-	bit_reader	rd = {code, len, 0, (uint64_t) len * 8};
+	bit_reader	rd = {code, len, 0, 0, 0};
 	uint64_t	next = 0;		/* the smallest value the next hash may take */
 	uint64_t	low_mask = ((uint64_t) 1 << r) - 1;
 	uint64_t	i;
@@ -177,38 +170,39 @@ bloom_gaps_decode(const uint8_t *code, size_t len, uint64_t n, unsigned r,
 	for (i = 0; i < n; i++)
 	{
 		uint64_t	q = 0,
-					word,
 					gap;
+		unsigned	zeros;
 
 		/* the unary part: count 0 bits up to the next 1 */
-		for (;;)
+		refill(&rd);
+		while (rd.buf == 0)
 		{
-			if (rd.bitpos >= rd.nbits)
+			if (rd.avail == 0)
 				return BLOOM_ERR_GAPS_CODE;
-			word = peek64(&rd);
-			if (word != 0)
-				break;
-			q += 64;
-			rd.bitpos += 64;
+			q += rd.avail;
+			rd.avail = 0;
 			if (q > (UINT64_C(1) << 32))
 				return BLOOM_ERR_GAPS_CODE;
+			refill(&rd);
 		}
-		{
-			unsigned	zeros = (unsigned) __builtin_ctzll(word);
+		zeros = (unsigned) __builtin_ctzll(rd.buf);
+		q += zeros;
+		if (q > (UINT64_C(1) << 32))
+			return BLOOM_ERR_GAPS_CODE;
+		rd.buf = zeros + 1 < 64 ? rd.buf >> (zeros + 1) : 0;
+		rd.avail -= zeros + 1;
 
-			q += zeros;
-			rd.bitpos += zeros + 1;
-			if (rd.bitpos + r > rd.nbits || q > (UINT64_C(1) << 32))
+		/* the low bits */
+		if (rd.avail < r)
+		{
+			refill(&rd);
+			if (rd.avail < r)
 				return BLOOM_ERR_GAPS_CODE;
-			/* the low bits, from the same word when they are all in it */
-			if (r == 0)
-				gap = q;
-			else if (zeros + 1 + r <= 64)
-				gap = (q << r) | ((word >> zeros >> 1) & low_mask);
-			else
-				gap = (q << r) | (peek64(&rd) & low_mask);
 		}
-		rd.bitpos += r;
+		gap = (q << r) | (rd.buf & low_mask);
+		rd.buf = r < 64 ? rd.buf >> r : 0;
+		rd.avail -= r;
+
 		/* next <= 2^32 and gap < 2^63: the sum cannot wrap */
 		if (next + gap > UINT64_C(0xffffffff))
 			return BLOOM_ERR_GAPS_CODE;
@@ -218,11 +212,10 @@ bloom_gaps_decode(const uint8_t *code, size_t len, uint64_t n, unsigned r,
 
 	/*
 	 * Canonical: the code ends in the byte holding its last bit, and the
-	 * rest of that byte is 0.
+	 * rest of that byte is 0.  The unread bits are buf's avail bits and the
+	 * bytes not loaded: fewer than 8 in all, and all 0.
 	 */
-	if ((rd.bitpos + 7) / 8 != len)
-		return BLOOM_ERR_GAPS_CODE;
-	if ((rd.bitpos & 7) != 0 && (code[len - 1] >> (rd.bitpos & 7)) != 0)
+	if (rd.pos != len || rd.avail >= 8 || rd.buf != 0)
 		return BLOOM_ERR_GAPS_CODE;
 	return BLOOM_OK;
 }
