@@ -136,14 +136,9 @@ bf_cluster_restart || exit 1
 
 REPORT=$WORK/report.txt
 {
-	echo
-	echo "== Machine"
-	echo "date:        $(date -u '+%Y-%m-%d %H:%M UTC')"
-	bench_machine
-	echo "PostgreSQL:  $(psql_c "SELECT version()")"
-	echo "extension:   bloomfilter at commit $(bench_git_rev "$REPO")"
-	echo "settings:    shared_buffers=$(psql_c "SHOW shared_buffers") jit=$(psql_c "SHOW jit") max_parallel_workers_per_gather=$(psql_c "SHOW max_parallel_workers_per_gather")"
-	echo "run:         --keys $KEYS --filter-keys $FILTER_KEYS --reps $REPS, bits_per_key $BITS"
+	bench_machine_report \
+		"settings:    shared_buffers=$(psql_c "SHOW shared_buffers") jit=$(psql_c "SHOW jit") max_parallel_workers_per_gather=$(psql_c "SHOW max_parallel_workers_per_gather")" \
+		"run:         --keys $KEYS --filter-keys $FILTER_KEYS --reps $REPS, bits_per_key $BITS"
 	echo
 } | tee "$REPORT"
 
