@@ -219,3 +219,56 @@ bloom_gaps_decode(const uint8_t *code, size_t len, uint64_t n, unsigned r,
 		return BLOOM_ERR_GAPS_CODE;
 	return BLOOM_OK;
 }
+
+/* ---- making a sorted set ------------------------------------------------- */
+
+/*
+ * LSD radix sort, 11 bits a pass (3 passes cover 32 bits), ping-ponging
+ * between the array and scratch; then one pass drops repeats.  Linear in n,
+ * and each pass reads and writes memory in order, bucket by bucket.
+ */
+#define RADIX_BITS		11
+#define RADIX_BUCKETS	(1u << RADIX_BITS)
+
+size_t
+bloom_sort_unique_hashes(uint32_t *hashes, size_t n, uint32_t *scratch)
+{
+	static const unsigned shifts[3] = {0, 11, 22};
+	uint32_t   *from = hashes,
+			   *to = scratch;
+	size_t		counts[RADIX_BUCKETS];
+	size_t		i,
+				m;
+	int			pass;
+
+	if (n < 2)
+		return n;
+	for (pass = 0; pass < 3; pass++)
+	{
+		unsigned	shift = shifts[pass];
+		size_t		sum = 0;
+		uint32_t   *t;
+
+		memset(counts, 0, sizeof(counts));
+		for (i = 0; i < n; i++)
+			counts[(from[i] >> shift) & (RADIX_BUCKETS - 1)]++;
+		for (i = 0; i < RADIX_BUCKETS; i++)
+		{
+			size_t		c = counts[i];
+
+			counts[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			to[counts[(from[i] >> shift) & (RADIX_BUCKETS - 1)]++] = from[i];
+		t = from;
+		from = to;
+		to = t;
+	}
+	/* three passes: the sorted hashes are in scratch */
+	m = 0;
+	for (i = 0; i < n; i++)
+		if (m == 0 || from[i] != hashes[m - 1])
+			hashes[m++] = from[i];
+	return m;
+}

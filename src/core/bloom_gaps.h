@@ -1,7 +1,8 @@
 /*
  * bloom_gaps.h
- *		A compact code for a sorted set of distinct 32-bit hashes: the gaps
- *		between them, Rice-coded.  No PostgreSQL dependency.
+ *		Sorted sets of distinct 32-bit hashes: making one from any hashes,
+ *		and a compact code for it, the gaps between the hashes Rice-coded.
+ *		No PostgreSQL dependency.
  *
  * This is the building block of a compact aggregate state (issue 14): the
  * filter's bits depend only on which hashes occur, so a state may keep each
@@ -53,6 +54,13 @@ extern size_t bloom_gaps_encode(const uint32_t *hashes, uint64_t n, unsigned r,
  */
 extern bloom_status bloom_gaps_decode(const uint8_t *code, size_t len,
 									  uint64_t n, unsigned r, uint32_t *out);
+
+/*
+ * Sort n hashes and drop repeats, in place: the first (returned) count of
+ * hashes then increase strictly.  scratch holds n hashes.  Linear in n.
+ */
+extern size_t bloom_sort_unique_hashes(uint32_t *hashes, size_t n,
+									   uint32_t *scratch);
 
 BLOOM_END_PRIVATE
 

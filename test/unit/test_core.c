@@ -1735,6 +1735,41 @@ test_gaps(void)
 
 	group_begin("gap-coded hash sets");
 
+	test_begin("sort and drop repeats: qsort's answer, for any input");
+	{
+		uint32_t   *want = malloc(200000 * sizeof(uint32_t));
+		uint32_t   *scratch = malloc(200000 * sizeof(uint32_t));
+		static const size_t counts[] = {0, 1, 2, 3, 100, 2047, 2048, 2049, 200000};
+
+		for (s = 0; s < sizeof(counts) / sizeof(counts[0]); s++)
+			for (round = 0; round < 5; round++)
+			{
+				size_t		c = counts[s],
+							got,
+							m = 0;
+
+				for (i = 0; i < c; i++)
+				{
+					/* random, few distinct, all equal, ascending, descending */
+					uint32_t	v = (uint32_t) rng_next();
+
+					hashes[i] = round == 0 ? v : round == 1 ? v % 97 : round == 2 ? 7u :
+						round == 3 ? (uint32_t) (i * 3) : (uint32_t) (UINT32_MAX - i);
+					want[i] = hashes[i];
+				}
+				qsort(want, c, sizeof(uint32_t), cmp_u32);
+				for (i = 0; i < c; i++)
+					if (m == 0 || want[i] != want[m - 1])
+						want[m++] = want[i];
+				got = bloom_sort_unique_hashes(hashes, c, scratch);
+				check(got == m && (m == 0 || memcmp(hashes, want, m * sizeof(uint32_t)) == 0),
+					  "%zu hashes, kind %d: %zu distinct, want %zu", c, round, got, m);
+			}
+		free(scratch);
+		free(want);
+	}
+	test_end();
+
 	test_begin("random sets round-trip, at the chosen parameter and at 23..31");
 	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
 	{
