@@ -56,6 +56,17 @@ RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
       || substring(b FROM 17)
     FROM state_bytes(version, flags, bpk, nhashes, hashes) b
 $$;
+-- Version 2: version, flags, 2 reserved bytes, bits_per_key, the key count,
+-- the distinct-hash count, then the gap code.
+CREATE FUNCTION le_state2(flags int, bpk int, nkeys bigint, ndistinct bigint, code bytea)
+RETURNS bytea LANGUAGE sql IMMUTABLE AS $$
+  SELECT le_state(2, flags, bpk, nkeys, '')
+      || substring(le_state(0, 0, 0, ndistinct, '') FROM 9 FOR 8)
+      || code
+$$;
+-- sanity: the state of the one key 'abc' at 10 bits per key, as
+-- bloom_agg_state.sql shows bloom_agg_transfn writes it
+SELECT encode(le_state2(0, 10, 1, 1, '\xbe04741500'), 'base64') = 'AgAAAAoAAAABAAAAAAAAAAEAAAAAAAAAvgR0FQA=' AS layout2_ok;
 -- sanity: the empty state at 10 bits per key, as bloom_agg_state.sql writes it
 SELECT encode(le_state(1, 0, 10, 0, ''), 'base64') = 'AQAAAAoAAAAAAAAAAAAAAA==' AS layout_ok;
 SELECT encode(le_state(1, 0, 10, 2, '\x0102030405060708'), 'hex') AS two_hashes;
@@ -219,7 +230,23 @@ SELECT label, r.*
     ('base64 cut to 3 chars', 'AQA'),
     ('header cut short',      encode(substring(le_state(1, 0, 10, 0, '') FROM 1 FOR 15), 'base64')),
     ('version 0',             encode(le_state(0, 0, 10, 0, ''), 'base64')),
-    ('version 2',             encode(le_state(2, 0, 10, 0, ''), 'base64')),
+    ('version 3',             encode(le_state(3, 0, 10, 0, ''), 'base64')),
+    ('v2 header cut short',   encode(substring(le_state2(0, 10, 0, 0, '') FROM 1 FOR 23), 'base64')),
+    ('v2 flag set',           encode(le_state2(1, 10, 1, 1, '\xbe04741500'), 'base64')),
+    ('v2 bits_per_key -1',    encode(le_state2(0, -1, 1, 1, '\xbe04741500'), 'base64')),
+    ('v2 empty with a byte',  encode(le_state2(0, 10, 0, 0, '\x00'), 'base64')),
+    ('v2 keys, no hashes',    encode(le_state2(0, 10, 1, 0, ''), 'base64')),
+    ('v2 hashes, no keys',    encode(le_state2(0, 10, 0, 1, '\xbe04741500'), 'base64')),
+    ('v2 hashes > keys',      encode(le_state2(0, 10, 1, 2, '\xbe04741500'), 'base64')),
+    ('v2 hashes 2^32 + 1',    encode(le_state2(0, 10, 8589934592, 4294967297, '\x00'), 'base64')),
+    ('v2 hashes -1 (2^64-1)', encode(le_state2(0, 10, -1, -1, '\x00'), 'base64')),
+    ('v2 more than its code', encode(le_state2(0, 10, 1000, 1000, '\xbe04741500'), 'base64')),
+    ('v2 code cut short',     encode(le_state2(0, 10, 1, 1, '\xbe047415'), 'base64')),
+    ('v2 trailing byte',      encode(le_state2(0, 10, 1, 1, '\xbe0474150000'), 'base64')),
+    ('v2 padding bit set',    encode(le_state2(0, 10, 1, 1, '\xbe04741580'), 'base64')),
+    ('v2 hash past 2^32 - 1', encode(le_state2(0, 10, 1, 1, '\x0400000000'), 'base64')),
+    ('v2 valid, empty',       encode(le_state2(0, 10, 0, 0, ''), 'base64')),
+    ('v2 valid, 5 keys of 1', encode(le_state2(0, 10, 5, 1, '\xbe04741500'), 'base64')),
     ('a flag set',            encode(le_state(1, 1, 10, 0, ''), 'base64')),
     ('reserved byte set',     encode(set_byte(le_state(1, 0, 10, 0, ''), 3, 1), 'base64')),
     ('bits_per_key -1',       encode(le_state(1, 0, -1, 0, ''), 'base64')),
@@ -256,13 +283,16 @@ TRUNCATE raw_in;
 INSERT INTO raw_in VALUES
   (1, ''),                                                   -- empty
   (2, substring(le_state(1, 0, 10, 0, '') FROM 1 FOR 12)),    -- header cut short
-  (3, le_state(2, 0, 10, 0, '')),                             -- version 2
+  (3, le_state(2, 0, 10, 0, '')),                             -- version 2 cut short
   (4, le_state(1, 0, -5, 0, '')),                             -- negative bits_per_key
   (5, le_state(1, 0, 10, 3, '\x0102030405060708')),           -- hashes cut short
   (6, le_state(1, 0, 10, 1, '\x010203040506')),               -- trailing bytes
   (7, le_state(1, 0, 10, 4611686018427387904, '')),           -- forged count
   (8, prand('s2', 40)),                                       -- random
-  (9, le_state(1, 0, 10, 2, '\x0102030405060708'));           -- valid
+  (9, le_state(1, 0, 10, 2, '\x0102030405060708')),          -- valid
+  (10, le_state2(0, 10, 1000, 1000, '\xbe04741500')),         -- v2 more than its code
+  (11, le_state2(0, 10, 1, 1, '\xbe04741580')),               -- v2 padding bit set
+  (12, le_state2(0, 10, 3, 1, '\xbe04741500'));               -- v2 valid
 \copy (SELECT b FROM raw_in WHERE id = 1) TO 'results/bad_input_raw.bin' (FORMAT binary)
 \copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
 \copy (SELECT b FROM raw_in WHERE id = 5) TO 'results/bad_input_raw.bin' (FORMAT binary)
@@ -280,10 +310,19 @@ INSERT INTO raw_in VALUES
 \copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
 \copy (SELECT b FROM raw_in WHERE id = 8) TO 'results/bad_input_raw.bin' (FORMAT binary)
 \copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
+\copy (SELECT b FROM raw_in WHERE id = 10) TO 'results/bad_input_raw.bin' (FORMAT binary)
+\copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
 \set VERBOSITY default
+\copy (SELECT b FROM raw_in WHERE id = 11) TO 'results/bad_input_raw.bin' (FORMAT binary)
+\copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
+\copy (SELECT b FROM raw_in WHERE id = 12) TO 'results/bad_input_raw.bin' (FORMAT binary)
+\copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
 \copy (SELECT b FROM raw_in WHERE id = 9) TO 'results/bad_input_raw.bin' (FORMAT binary)
 \copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-SELECT s, bloom_agg_finalfn(s) FROM state_in;
+SELECT s, bloom_agg_finalfn(s) FROM state_in ORDER BY s::text;
+-- 3 keys whose one distinct hash is that of 'abc': the filter of 'abc' 3 times
+SELECT (SELECT bloom_agg('abc', 10) FROM generate_series(1, 3)) = bloom_agg_finalfn(s) AS v2_abc_3_times
+  FROM state_in WHERE s::text LIKE 'Ag%';
 
 ------------------------------------------------------------------------
 -- 6. Function arguments
@@ -393,4 +432,5 @@ DROP AGGREGATE bad_input_combine(bloom_agg_state);
 DROP TABLE raw_in, filter_in, state_in, random_filters, random_states;
 DROP TYPE filter_row;
 DROP FUNCTION try(text), prand(text, integer), filter_rule_ok(bytea),
+              le_state2(integer, integer, bigint, bigint, bytea),
               state_bytes(int, int, int, bigint, bytea), le_state(int, int, int, bigint, bytea);

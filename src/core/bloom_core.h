@@ -58,7 +58,7 @@ typedef enum bloom_status
 	BLOOM_ERR_STATE_TOO_SHORT,	/* aggregate state shorter than its header */
 	BLOOM_ERR_STATE_VERSION,	/* unknown aggregate state version */
 	BLOOM_ERR_STATE_RESERVED,	/* nonzero reserved aggregate state bits */
-	BLOOM_ERR_STATE_COUNT,		/* hash count disagrees with the length */
+	BLOOM_ERR_STATE_COUNT,		/* counts disagree with each other or the length */
 	BLOOM_ERR_GAPS_CODE			/* a gap-coded hash set that does not decode */
 } bloom_status;
 

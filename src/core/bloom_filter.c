@@ -344,13 +344,13 @@ bloom_status_message(bloom_status status)
 		case BLOOM_ERR_HEX_DIGIT:
 			return "The text form must have only hex digits after \\x.";
 		case BLOOM_ERR_STATE_TOO_SHORT:
-			return "An aggregate state must have at least its 16-byte header.";
+			return "An aggregate state must have at least its header: 16 bytes in version 1, 24 in version 2.";
 		case BLOOM_ERR_STATE_VERSION:
-			return "An aggregate state must have version 1.";
+			return "An aggregate state must have version 1 or 2.";
 		case BLOOM_ERR_STATE_RESERVED:
 			return "An aggregate state's flags and reserved bytes must be zero.";
 		case BLOOM_ERR_STATE_COUNT:
-			return "An aggregate state's hash count must match its length.";
+			return "An aggregate state's key and hash counts must agree with each other and with its length.";
 		case BLOOM_ERR_GAPS_CODE:
 			return "A coded hash set must decode to exactly its hash count, each hash below 2^32, with no bits left over.";
 	}

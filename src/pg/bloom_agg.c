@@ -71,7 +71,7 @@ writable_state(FunctionCallInfo fcinfo, int32 bits_per_key, const char *funcname
 	bloom_agg_state_view(PG_GETARG_DATUM(0), &input);
 	state = bloom_agg_state_create(aggregate_context(fcinfo, funcname),
 								   input.bits_per_key);
-	bloom_agg_state_append_all(state, &input);
+	bloom_agg_state_absorb(state, PG_GETARG_DATUM(0));
 	return state;
 }
 
@@ -79,7 +79,7 @@ writable_state(FunctionCallInfo fcinfo, int32 bits_per_key, const char *funcname
  * bloom_agg_transfn(state, key text|bytea, bits_per_key integer)
  *
  * Per row: one hash and one store, no allocation but the amortised growth
- * of the hash array.  The key is hashed as its raw bytes (text in the
+ * of the buffer, and its sort into a run each BLOOM_AGG_BUFFER_MAX keys.  The key is hashed as its raw bytes (text in the
  * database encoding), read in place.
  */
 Datum
@@ -143,7 +143,7 @@ bloom_agg_combinefn(PG_FUNCTION_ARGS)
 		state = writable_state(fcinfo, other.bits_per_key, "bloom_agg_combinefn");
 	check_same_bits_per_key(state->bits_per_key, other.bits_per_key);
 
-	bloom_agg_state_append_all(state, &other);
+	bloom_agg_state_absorb(state, PG_GETARG_DATUM(1));
 	PG_RETURN_DATUM(EOHPGetRWDatum(&state->hdr));
 }
 
@@ -158,17 +158,14 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 	bloom_geometry geometry;
 	bytea	   *result;
 	uint8	   *filter;
-	BloomAggRunCursor cursor;
-	const uint32 *hashes;
-	uint64		nhashes;
-	uint64		done;
 	uint32	   *scratch;
 	size_t		scratch_size;
+	int			r;
 
 	bloom_agg_state_view(PG_GETARG_DATUM(0), &view);
 
 	/* A state's fields were checked when it was read; only the size can fail. */
-	bloom_value_geometry(view.nhashes, view.bits_per_key, &geometry);
+	bloom_value_geometry(view.nkeys, view.bits_per_key, &geometry);
 	result = bloom_new_empty_filter(&geometry);
 	filter = (uint8 *) VARDATA(result);
 
@@ -180,9 +177,12 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 	scratch = scratch_size > 0 ? palloc(scratch_size * sizeof(uint32)) : NULL;
 
 	/* in batches, so that a cancel stops a final over a billion keys */
-	bloom_agg_view_runs(&view, &cursor);
-	while (bloom_agg_view_next_run(&cursor, &hashes, &nhashes))
+	for (r = 0; r < view.nruns; r++)
 	{
+		const uint32 *hashes = view.runs[r].hashes;
+		uint64		nhashes = view.runs[r].nhashes;
+		uint64		done;
+
 		for (done = 0; done < nhashes; done += FINAL_INTERRUPT_BATCH)
 		{
 			CHECK_FOR_INTERRUPTS();

@@ -3,17 +3,17 @@
  *		The bloom_agg_state type: text/binary I/O, flat form, expanded form.
  *
  * Every way in (text, binary, a flat datum handed to the aggregate support
- * functions) goes through bloom_state_check, so a forged or truncated state
- * gets an error, never a read past its end.
+ * functions) goes through bloom_state_check and bloom_state_read_hashes,
+ * so a forged or truncated state gets an error, never a read past its end.
  */
 #include "postgres.h"
 
 #include "common/base64.h"
 #include "libpq/pqformat.h"
-#include "port/pg_bswap.h"
 #include "utils/memutils.h"
 
 #include "bloom_agg_state.h"
+#include "bloom_gaps.h"
 #include "bloom_pg.h"
 #include "bloom_state.h"
 
@@ -24,8 +24,8 @@ PG_FUNCTION_INFO_V1(bloom_agg_state_send);
 
 /*
  * A new state has room for this many hashes, and each new chunk for as many
- * as the state holds (up to BLOOM_AGG_CHUNK_MAX), so a GROUP BY over a
- * million groups of a few keys reserves little per group.
+ * as the buffer holds, so a GROUP BY over a million groups of a few keys
+ * reserves little per group.
  */
 #define INITIAL_CAPACITY	4
 
@@ -64,13 +64,19 @@ const ExpandedObjectMethods bloom_agg_state_methods = {
 	bloom_agg_state_flatten
 };
 
+static void *
+alloc_hashes(MemoryContext cxt, Size header, uint64 nhashes)
+{
+	return MemoryContextAllocExtended(cxt, header + nhashes * sizeof(uint32),
+									  MCXT_ALLOC_HUGE);
+}
+
 static BloomAggChunk *
 new_chunk(MemoryContext cxt, uint64 capacity)
 {
-	BloomAggChunk *chunk;
-	Size		bytes = offsetof(BloomAggChunk, hashes) + capacity * sizeof(uint32);
+	BloomAggChunk *chunk = alloc_hashes(cxt, offsetof(BloomAggChunk, hashes),
+										capacity);
 
-	chunk = MemoryContextAlloc(cxt, bytes);
 	chunk->next = NULL;
 	chunk->nhashes = 0;
 	chunk->capacity = capacity;
@@ -85,208 +91,553 @@ bloom_agg_state_create(MemoryContext aggcontext, int32 bits_per_key)
 	MemoryContext objcxt = states_context(aggcontext);
 	BloomAggState *state;
 
-	state = MemoryContextAlloc(objcxt, sizeof(BloomAggState));
+	state = MemoryContextAllocZero(objcxt, sizeof(BloomAggState));
 	EOH_init_header(&state->hdr, &bloom_agg_state_methods, objcxt);
 	state->bits_per_key = bits_per_key;
-	state->nhashes = 0;
 	state->first = state->last = new_chunk(objcxt, INITIAL_CAPACITY);
 	return state;
 }
 
-BloomAggChunk *
-bloom_agg_state_add_chunk(BloomAggState *state, uint64 extra)
+static void
+count_keys(BloomAggState *state, uint64 nkeys)
 {
-	uint64		capacity;
-	BloomAggChunk *chunk;
-
-	/*
-	 * Keeps the count, and every size computed from it, far from overflow;
-	 * no filter could be made of this many keys anyway.
-	 */
-	if (extra > MaxAllocHugeSize / sizeof(uint32) - state->nhashes)
+	/* only a forged state could get here; the geometry check is later */
+	if (nkeys > PG_UINT64_MAX - state->nkeys)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("bloom_agg state cannot hold more keys"),
-				 errdetail("The state would hold " UINT64_FORMAT " keys.",
-						   state->nhashes + extra)));
-	capacity = Max(extra, state->nhashes);
-	capacity = Min(capacity, BLOOM_AGG_CHUNK_MAX);
-	capacity = Max(capacity, INITIAL_CAPACITY);
-
-	chunk = new_chunk(state->hdr.eoh_context, capacity);
-	state->last->next = chunk;
-	state->last = chunk;
-	return chunk;
+				 errmsg("bloom_agg state cannot count more keys"),
+				 errdetail("The key count would exceed 2^64 - 1.")));
+	state->nkeys += nkeys;
 }
 
-void
-bloom_agg_state_append_all(BloomAggState *state, const BloomAggStateView *other)
+/* ---- sorted runs -------------------------------------------------------- */
+
+static uint32 *
+scratch_for(BloomAggState *state, uint64 nhashes)
 {
-	BloomAggRunCursor cursor;
-	const uint32 *hashes;
-	uint64		nhashes;
-
-	bloom_agg_view_runs(other, &cursor);
-	while (bloom_agg_view_next_run(&cursor, &hashes, &nhashes))
+	if (state->scratch_capacity < nhashes)
 	{
-		while (nhashes > 0)
-		{
-			BloomAggChunk *chunk = state->last;
-			uint64		n;
+		if (state->scratch != NULL)
+			pfree(state->scratch);
+		state->scratch = NULL;
+		state->scratch = alloc_hashes(state->hdr.eoh_context, 0, nhashes);
+		state->scratch_capacity = nhashes;
+	}
+	return state->scratch;
+}
 
-			if (chunk->nhashes == chunk->capacity)
-				chunk = bloom_agg_state_add_chunk(state, nhashes);
-			n = Min(nhashes, chunk->capacity - chunk->nhashes);
-			memcpy(chunk->hashes + chunk->nhashes, hashes, n * sizeof(uint32));
-			chunk->nhashes += n;
-			state->nhashes += n;
-			hashes += n;
-			nhashes -= n;
-		}
+/* Keep only the sort's usual scratch between sorts, not a merge's. */
+static void
+trim_scratch(BloomAggState *state)
+{
+	if (state->scratch_capacity > 2 * BLOOM_AGG_BUFFER_MAX)
+	{
+		pfree(state->scratch);
+		state->scratch = NULL;
+		state->scratch_capacity = 0;
 	}
 }
 
-/* ---- flat form ---- */
-
-static Size
-flat_size_for(uint64 nhashes)
+/* The K smallest distinct hashes of the sketch and of a new run. */
+static void
+sketch_add(BloomAggState *state, const BloomAggRun *run)
 {
-	uint64		size = bloom_state_size(nhashes);
+	uint32		merged[BLOOM_AGG_SKETCH_SIZE];
+	int			i = 0,
+				j = 0,
+				m = 0;
+	int			nrun = (int) Min(run->nhashes, BLOOM_AGG_SKETCH_SIZE);
 
+	if (state->sketch == NULL)
+		state->sketch = MemoryContextAlloc(state->hdr.eoh_context,
+										   BLOOM_AGG_SKETCH_SIZE * sizeof(uint32));
+	while (m < BLOOM_AGG_SKETCH_SIZE && (i < state->nsketch || j < nrun))
+	{
+		uint32		next;
+
+		if (j >= nrun || (i < state->nsketch && state->sketch[i] <= run->hashes[j]))
+			next = state->sketch[i++];
+		else
+			next = run->hashes[j++];
+		if (m == 0 || merged[m - 1] != next)
+			merged[m++] = next;
+	}
+	memcpy(state->sketch, merged, m * sizeof(uint32));
+	state->nsketch = m;
+}
+
+/* About how many distinct hashes the runs hold together. */
+static double
+runs_distinct_estimate(const BloomAggState *state)
+{
+	/* fewer than K in all: the sketch holds every one of them */
+	if (state->nsketch < BLOOM_AGG_SKETCH_SIZE)
+		return state->nsketch;
+	return (BLOOM_AGG_SKETCH_SIZE - 1) * 4294967296.0 /
+		((double) state->sketch[BLOOM_AGG_SKETCH_SIZE - 1] + 1.0);
+}
+
+static void
+add_run(BloomAggState *state, BloomAggRun *run)
+{
+	run->next = state->runs;
+	state->runs = run;
+	state->nruns++;
+	state->nrun_hashes += run->nhashes;
+	sketch_add(state, run);
+}
+
+/*
+ * A new run of the distinct hashes of parts, made in the scratch (the
+ * parts copied, then sorted in place with the rest as the sort's scratch).
+ */
+static BloomAggRun *
+sort_into_run(BloomAggState *state, const BloomAggHashRun *parts, int nparts,
+			  uint64 total)
+{
+	uint32	   *scratch = scratch_for(state, 2 * total);
+	uint64		at = 0;
+	uint64		ndistinct;
+	BloomAggRun *run;
+	int			i;
+
+	for (i = 0; i < nparts; i++)
+	{
+		memcpy(scratch + at, parts[i].hashes, parts[i].nhashes * sizeof(uint32));
+		at += parts[i].nhashes;
+	}
+	Assert(at == total);
+	ndistinct = bloom_sort_unique_hashes(scratch, total, scratch + total);
+	run = alloc_hashes(state->hdr.eoh_context, offsetof(BloomAggRun, hashes),
+					   ndistinct);
+	run->next = NULL;
+	run->nhashes = ndistinct;
+	memcpy(run->hashes, scratch, ndistinct * sizeof(uint32));
+	return run;
+}
+
+/* The buffer's distinct hashes as a new run; the buffer is then empty. */
+static void
+sort_buffer(BloomAggState *state)
+{
+	BloomAggHashRun *parts;
+	BloomAggChunk *chunk;
+	BloomAggChunk *next;
+	int			nparts = 0;
+
+	if (state->nbuffered == 0)
+		return;
+	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
+		nparts++;
+	parts = palloc(nparts * sizeof(BloomAggHashRun));
+	nparts = 0;
+	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
+	{
+		parts[nparts].hashes = chunk->hashes;
+		parts[nparts++].nhashes = chunk->nhashes;
+	}
+	add_run(state, sort_into_run(state, parts, nparts, state->nbuffered));
+	pfree(parts);
+
+	/*
+	 * One chunk of the buffer's full size from now on: a state that filled
+	 * its buffer once is likely to fill it again.
+	 */
+	if (state->first == state->last &&
+		state->first->capacity == BLOOM_AGG_BUFFER_MAX)
+		state->first->nhashes = 0;
+	else
+	{
+		for (chunk = state->first; chunk != NULL; chunk = next)
+		{
+			next = chunk->next;
+			pfree(chunk);
+		}
+		state->first = state->last =
+			new_chunk(state->hdr.eoh_context, BLOOM_AGG_BUFFER_MAX);
+	}
+	state->nbuffered = 0;
+}
+
+/* All runs as one, sorted anew. */
+static void
+merge_runs(BloomAggState *state)
+{
+	BloomAggHashRun *parts;
+	BloomAggRun *run;
+	BloomAggRun *next;
+	BloomAggRun *merged;
+	int			nparts = 0;
+
+	parts = palloc(state->nruns * sizeof(BloomAggHashRun));
+	for (run = state->runs; run != NULL; run = run->next)
+	{
+		parts[nparts].hashes = run->hashes;
+		parts[nparts++].nhashes = run->nhashes;
+	}
+	merged = sort_into_run(state, parts, nparts, state->nrun_hashes);
+	pfree(parts);
+	for (run = state->runs; run != NULL; run = next)
+	{
+		next = run->next;
+		pfree(run);
+	}
+	/* the sketch is that of the same hashes */
+	merged->next = NULL;
+	state->runs = merged;
+	state->nruns = 1;
+	state->nrun_hashes = merged->nhashes;
+	trim_scratch(state);
+}
+
+/*
+ * Merge the runs when that would at least halve them: each merge then
+ * frees as much as it reads, so its cost is paid for by the hashes it
+ * drops, and distinct keys, which nothing would be dropped from, are never
+ * merged.
+ */
+static void
+merge_runs_if_worth_it(BloomAggState *state)
+{
+	if (state->nruns >= 2 &&
+		(double) state->nrun_hashes >= 2.0 * runs_distinct_estimate(state))
+		merge_runs(state);
+}
+
+void
+bloom_agg_state_make_room(BloomAggState *state)
+{
+	uint64		capacity;
+
+	if (state->nbuffered >= BLOOM_AGG_BUFFER_MAX)
+	{
+		sort_buffer(state);
+		merge_runs_if_worth_it(state);
+		return;
+	}
+	capacity = Max(state->nbuffered, INITIAL_CAPACITY);
+	capacity = Min(capacity, BLOOM_AGG_BUFFER_MAX - state->nbuffered);
+	state->last->next = new_chunk(state->hdr.eoh_context, capacity);
+	state->last = state->last->next;
+}
+
+/* Append hashes to the buffer (repeats included). */
+static void
+append_hashes(BloomAggState *state, const uint32 *hashes, uint64 nhashes)
+{
+	while (nhashes > 0)
+	{
+		BloomAggChunk *chunk = state->last;
+		uint64		n;
+
+		if (chunk->nhashes == chunk->capacity)
+		{
+			bloom_agg_state_make_room(state);
+			chunk = state->last;
+		}
+		n = Min(nhashes, chunk->capacity - chunk->nhashes);
+		memcpy(chunk->hashes + chunk->nhashes, hashes, n * sizeof(uint32));
+		chunk->nhashes += n;
+		state->nbuffered += n;
+		hashes += n;
+		nhashes -= n;
+	}
+}
+
+/* Sort everything into one run: what the flat form codes. */
+static void
+compact(BloomAggState *state)
+{
+	sort_buffer(state);
+	if (state->nruns >= 2)
+		merge_runs(state);
+}
+
+/* ---- flat form ---------------------------------------------------------- */
+
+static void
+check_flat_size(uint64 size, uint64 ndistinct)
+{
 	if (size == 0 || size > MaxAllocSize - VARHDRSZ)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("bloom_agg state too large to pass as a value"),
-				 errdetail("A state of " UINT64_FORMAT " keys takes more than the 1 GB a value may hold; it must be passed as a value to leave a parallel worker, to spill to disk or to be stored.",
-						   nhashes),
+				 errdetail("A state of " UINT64_FORMAT " distinct keys takes more than the 1 GB a value may hold; it must be passed as a value to leave a parallel worker, to spill to disk or to be stored.",
+						   ndistinct),
 				 errhint("Give each worker fewer keys, or aggregate serially with SET max_parallel_workers_per_gather = 0.")));
-	return VARHDRSZ + (Size) size;
+}
+
+/* The flat form of an expanded state, made once while its keys hold. */
+static void
+make_flat(BloomAggState *state)
+{
+	const uint32 *hashes;
+	uint64		ndistinct;
+	uint64		max;
+	Size		len;
+
+	if (state->flat != NULL && state->flat_nkeys == state->nkeys)
+		return;
+	if (state->flat != NULL)
+		pfree(state->flat);
+	state->flat = NULL;
+
+	compact(state);
+	hashes = state->runs != NULL ? state->runs->hashes : NULL;
+	ndistinct = state->runs != NULL ? state->runs->nhashes : 0;
+	max = bloom_state_v2_max_size(ndistinct);
+	check_flat_size(max, ndistinct);
+	state->flat = MemoryContextAlloc(state->hdr.eoh_context, VARHDRSZ + max);
+	len = bloom_state_v2_write(state->flat + VARHDRSZ, state->bits_per_key,
+							   state->nkeys, hashes, ndistinct);
+	check_flat_size(len, ndistinct);
+	state->flat_size = VARHDRSZ + len;
+	state->flat_nkeys = state->nkeys;
 }
 
 static Size
 bloom_agg_state_flat_size(ExpandedObjectHeader *eohptr)
 {
-	return flat_size_for(((BloomAggState *) eohptr)->nhashes);
-}
+	BloomAggState *state = (BloomAggState *) eohptr;
 
-static void
-write_flat(void *result, const BloomAggStateView *view)
-{
-	uint8	   *out = (uint8 *) VARDATA(result);
-	bloom_state_header header = {view->bits_per_key, view->nhashes};
-	BloomAggRunCursor cursor;
-	const uint32 *hashes;
-	uint64		nhashes;
-
-	SET_VARSIZE(result, VARHDRSZ + bloom_state_size(view->nhashes));
-	bloom_state_write_header(out, &header);
-	out += BLOOM_STATE_HEADER_BYTES;
-	bloom_agg_view_runs(view, &cursor);
-	while (bloom_agg_view_next_run(&cursor, &hashes, &nhashes))
-	{
-#ifdef WORDS_BIGENDIAN
-		for (uint64 i = 0; i < nhashes; i++)
-		{
-			uint32		h = pg_bswap32(hashes[i]);
-
-			memcpy(out + 4 * i, &h, 4);
-		}
-#else
-		memcpy(out, hashes, nhashes * sizeof(uint32));
-#endif
-		out += 4 * nhashes;
-	}
-}
-
-static void
-view_of_expanded(const BloomAggState *state, BloomAggStateView *view)
-{
-	view->bits_per_key = state->bits_per_key;
-	view->nhashes = state->nhashes;
-	view->chunks = state->first;
-	view->flat_hashes = NULL;
+	make_flat(state);
+	return state->flat_size;
 }
 
 static void
 bloom_agg_state_flatten(ExpandedObjectHeader *eohptr, void *result,
 						Size allocated_size)
 {
-	BloomAggStateView view;
+	BloomAggState *state = (BloomAggState *) eohptr;
 
-	view_of_expanded((BloomAggState *) eohptr, &view);
-	Assert(allocated_size == flat_size_for(view.nhashes));
+	make_flat(state);
+	Assert(allocated_size == state->flat_size);
 	(void) allocated_size;		/* read only by the assertion */
-	write_flat(result, &view);
+	memcpy(result, state->flat, state->flat_size);
+	SET_VARSIZE(result, state->flat_size);
+}
+
+static void
+check_bytes(const uint8 *bytes, Size len, int sqlstate,
+			bloom_state_header *header)
+{
+	bloom_status status = bloom_state_check(bytes, len, header);
+
+	if (status != BLOOM_OK)
+		bloom_report_invalid(status, sqlstate, "bloom_agg_state value");
 }
 
 /*
- * Check a serialized state and return it as a new flat datum: the one
- * entry point for bytes from outside.
+ * A checked state's hashes, read (a gap code decoded and checked) into a
+ * new allocation in cxt, after prefix bytes left for the caller.
+ */
+static void *
+read_hashes(const uint8 *bytes, const bloom_state_header *header,
+			int sqlstate, MemoryContext cxt, Size prefix)
+{
+	void	   *area;
+	bloom_status status;
+
+	/* bloom_state_check bounded the count by the bytes it came in */
+	area = alloc_hashes(cxt, prefix, Max(header->nhashes, 1));
+	status = bloom_state_read_hashes(bytes, header,
+									 (uint32 *) ((char *) area + prefix));
+	if (status != BLOOM_OK)
+		bloom_report_invalid(status, sqlstate, "bloom_agg_state value");
+	return area;
+}
+
+/*
+ * Check a serialized state, a gap code decoded too, and return it as a new
+ * flat datum: the one entry point for bytes from outside.
  */
 static struct varlena *
 flat_from_bytes(const uint8 *bytes, Size len, int sqlstate)
 {
 	bloom_state_header header;
-	bloom_status status = bloom_state_check(bytes, len, &header);
 	struct varlena *result;
 
-	if (status != BLOOM_OK)
-		bloom_report_invalid(status, sqlstate, "bloom_agg_state value");
-	result = palloc(flat_size_for(header.nhashes));
+	check_bytes(bytes, len, sqlstate, &header);
+	if (header.version == BLOOM_STATE_VERSION_GAPS)
+		pfree(read_hashes(bytes, &header, sqlstate, CurrentMemoryContext, 0));
+	result = palloc(VARHDRSZ + len);
 	SET_VARSIZE(result, VARHDRSZ + len);
 	memcpy(VARDATA(result), bytes, len);
 	return result;
 }
 
+/* ---- reading any state datum --------------------------------------------- */
+
+static BloomAggState *
+expanded_state(Datum d)
+{
+	ExpandedObjectHeader *eoh;
+
+	if (!VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
+		return NULL;
+	eoh = DatumGetEOHP(d);
+	if (eoh->eoh_methods != &bloom_agg_state_methods)
+		elog(ERROR, "expanded object is not a bloom_agg state");
+	return (BloomAggState *) eoh;
+}
+
+/*
+ * A flat state may come from a parallel worker, a table or a user: it is
+ * checked as any input.  Detoasting gives a 4-byte header and an aligned
+ * payload, so a version 1 state's hashes are read in place where the byte
+ * order allows.
+ */
+static struct varlena *
+detoasted_flat(Datum d, bloom_state_header *header)
+{
+	struct varlena *flat = PG_DETOAST_DATUM(d);
+
+	check_bytes((const uint8 *) VARDATA(flat), VARSIZE(flat) - VARHDRSZ,
+				ERRCODE_DATA_CORRUPTED, header);
+	return flat;
+}
+
 void
 bloom_agg_state_view(Datum d, BloomAggStateView *view)
 {
+	BloomAggState *state = expanded_state(d);
 	struct varlena *flat;
 	bloom_state_header header;
-	bloom_status status;
-	const uint8 *hashes;
+	const uint8 *bytes;
 
-	if (VARATT_IS_EXTERNAL_EXPANDED(DatumGetPointer(d)))
+	if (state != NULL)
 	{
-		ExpandedObjectHeader *eoh = DatumGetEOHP(d);
-		BloomAggState *state = (BloomAggState *) eoh;
+		BloomAggRun *run;
+		BloomAggChunk *chunk;
+		int			n = 0;
 
-		if (eoh->eoh_methods != &bloom_agg_state_methods)
-			elog(ERROR, "expanded object is not a bloom_agg state");
-		view_of_expanded(state, view);
+		view->bits_per_key = state->bits_per_key;
+		view->nkeys = state->nkeys;
+		view->nhashes = state->nrun_hashes + state->nbuffered;
+		view->sorted = state->nbuffered == 0;
+		for (chunk = state->first; chunk != NULL; chunk = chunk->next)
+			n++;
+		view->runs = palloc((state->nruns + n) * sizeof(BloomAggHashRun));
+		n = 0;
+		for (run = state->runs; run != NULL; run = run->next)
+		{
+			view->runs[n].hashes = run->hashes;
+			view->runs[n++].nhashes = run->nhashes;
+		}
+		for (chunk = state->first; chunk != NULL; chunk = chunk->next)
+			if (chunk->nhashes > 0)
+			{
+				view->runs[n].hashes = chunk->hashes;
+				view->runs[n++].nhashes = chunk->nhashes;
+			}
+		view->nruns = n;
 		return;
 	}
 
-	/*
-	 * A flat state may come from a parallel worker, a table or a user: check
-	 * it as any input.  Detoasting gives a 4-byte header and an aligned
-	 * payload, so on little-endian machines the hashes are read in place.
-	 */
-	flat = PG_DETOAST_DATUM(d);
-	status = bloom_state_check((const uint8 *) VARDATA(flat),
-							   VARSIZE(flat) - VARHDRSZ, &header);
-	if (status != BLOOM_OK)
-		bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED,
-							 "bloom_agg_state value");
-	hashes = (const uint8 *) VARDATA(flat) + BLOOM_STATE_HEADER_BYTES;
+	flat = detoasted_flat(d, &header);
+	bytes = (const uint8 *) VARDATA(flat);
 	view->bits_per_key = header.bits_per_key;
+	view->nkeys = header.nkeys;
 	view->nhashes = header.nhashes;
-	view->chunks = NULL;
-#ifdef WORDS_BIGENDIAN
+	view->sorted = header.version == BLOOM_STATE_VERSION_GAPS;
+	view->runs = palloc(sizeof(BloomAggHashRun));
+	view->nruns = header.nhashes > 0 ? 1 : 0;
+	view->runs[0].nhashes = header.nhashes;
+#ifndef WORDS_BIGENDIAN
+	if (header.version == BLOOM_STATE_VERSION_HASHES)
 	{
-		uint32	   *native = palloc_extended(header.nhashes * sizeof(uint32),
-											 MCXT_ALLOC_HUGE);
-
-		for (uint64 i = 0; i < header.nhashes; i++)
-			native[i] = bloom_state_hash_at(hashes, i);
-		view->flat_hashes = native;
+		view->runs[0].hashes = (const uint32 *) (bytes + header.payload_offset);
+		return;
 	}
+#endif
+	view->runs[0].hashes = read_hashes(bytes, &header, ERRCODE_DATA_CORRUPTED,
+									   CurrentMemoryContext, 0);
+}
+
+void
+bloom_agg_state_absorb(BloomAggState *state, Datum other)
+{
+	BloomAggState *expanded = expanded_state(other);
+	bloom_state_header header;
+	struct varlena *flat;
+	const uint8 *bytes;
+
+	Assert(expanded != state);
+	if (expanded != NULL)
+	{
+		BloomAggRun *run;
+		BloomAggChunk *chunk;
+
+		count_keys(state, expanded->nkeys);
+		for (run = expanded->runs; run != NULL; run = run->next)
+		{
+			BloomAggRun *copy = alloc_hashes(state->hdr.eoh_context,
+											 offsetof(BloomAggRun, hashes),
+											 run->nhashes);
+
+			copy->nhashes = run->nhashes;
+			memcpy(copy->hashes, run->hashes, run->nhashes * sizeof(uint32));
+			add_run(state, copy);
+		}
+		for (chunk = expanded->first; chunk != NULL; chunk = chunk->next)
+			append_hashes(state, chunk->hashes, chunk->nhashes);
+		merge_runs_if_worth_it(state);
+		return;
+	}
+
+	flat = detoasted_flat(other, &header);
+	bytes = (const uint8 *) VARDATA(flat);
+	count_keys(state, header.nkeys);
+	if (header.version == BLOOM_STATE_VERSION_GAPS)
+	{
+		BloomAggRun *run;
+
+		if (header.nhashes == 0)
+			return;
+		/* decoded straight into a run of the state: no copy */
+		run = read_hashes(bytes, &header, ERRCODE_DATA_CORRUPTED,
+						  state->hdr.eoh_context, offsetof(BloomAggRun, hashes));
+		run->nhashes = header.nhashes;
+		add_run(state, run);
+		merge_runs_if_worth_it(state);
+		return;
+	}
+#ifndef WORDS_BIGENDIAN
+	append_hashes(state, (const uint32 *) (bytes + header.payload_offset),
+				  header.nhashes);
 #else
-	view->flat_hashes = (const uint32 *) hashes;
+	{
+		uint32	   *hashes = read_hashes(bytes, &header, ERRCODE_DATA_CORRUPTED,
+										 CurrentMemoryContext, 0);
+
+		append_hashes(state, hashes, header.nhashes);
+		pfree(hashes);
+	}
 #endif
 }
 
 /* ---- I/O: binary is the serialized layout, text is its base64 ---- */
+
+/*
+ * The flat bytes of any state datum: an expanded state's flat form (made
+ * and kept), or a flat one as it is.
+ */
+static const uint8 *
+serialized_bytes(Datum d, Size *len)
+{
+	BloomAggState *state = expanded_state(d);
+	struct varlena *flat;
+
+	if (state != NULL)
+	{
+		make_flat(state);
+		*len = state->flat_size - VARHDRSZ;
+		return state->flat + VARHDRSZ;
+	}
+	flat = PG_DETOAST_DATUM(d);
+	*len = VARSIZE(flat) - VARHDRSZ;
+	return (const uint8 *) VARDATA(flat);
+}
 
 Datum
 bloom_agg_state_in(PG_FUNCTION_ARGS)
@@ -313,27 +664,22 @@ bloom_agg_state_in(PG_FUNCTION_ARGS)
 Datum
 bloom_agg_state_out(PG_FUNCTION_ARGS)
 {
-	BloomAggStateView view;
-	struct varlena *flat;
+	Size		len;
+	const uint8 *bytes = serialized_bytes(PG_GETARG_DATUM(0), &len);
 	int			textlen;
 	char	   *text;
-	Size		len;
 
-	bloom_agg_state_view(PG_GETARG_DATUM(0), &view);
-	len = flat_size_for(view.nhashes) - VARHDRSZ;
 	if (len > (MaxAllocSize / 4) * 3 - 4)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("bloom_agg state too large for its text form"),
-				 errdetail("A state of " UINT64_FORMAT " keys would exceed 1 GB as base64 text.",
-						   view.nhashes),
+				 errdetail("A state of %zu bytes would exceed 1 GB as base64 text.",
+						   (size_t) len),
 				 errhint("Use binary transfer, or give each worker fewer keys.")));
-	flat = palloc(VARHDRSZ + len);
-	write_flat(flat, &view);
 	textlen = pg_b64_enc_len((int) len);
 	text = palloc(textlen + 1);
-	textlen = pg_b64_encode((const bloom_b64_binary *) VARDATA(flat), (int) len,
-							 text, textlen);
+	textlen = pg_b64_encode((const bloom_b64_binary *) bytes, (int) len,
+							text, textlen);
 	if (textlen < 0)
 		elog(ERROR, "could not encode bloom_agg state as base64");
 	text[textlen] = '\0';
@@ -356,11 +702,12 @@ bloom_agg_state_recv(PG_FUNCTION_ARGS)
 Datum
 bloom_agg_state_send(PG_FUNCTION_ARGS)
 {
-	BloomAggStateView view;
+	Size		len;
+	const uint8 *bytes = serialized_bytes(PG_GETARG_DATUM(0), &len);
 	bytea	   *result;
 
-	bloom_agg_state_view(PG_GETARG_DATUM(0), &view);
-	result = palloc(flat_size_for(view.nhashes));
-	write_flat(result, &view);
+	result = palloc(VARHDRSZ + len);
+	SET_VARSIZE(result, VARHDRSZ + len);
+	memcpy(VARDATA(result), bytes, len);
 	PG_RETURN_BYTEA_P(result);
 }

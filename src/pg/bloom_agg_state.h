@@ -6,12 +6,20 @@
  * An ordinary type, not internal, so that the state can leave the process
  * as a plain value: parallel workers and Citus worker nodes send partial
  * states to be combined.  Its flat form is the serialized layout of
- * bloom_state.h.  While aggregating, it is an expanded object: 32-bit key
- * hashes in a list of chunks, in a memory context that is a child of the
- * aggregate context and shared by all its groups' states.  Appending a key
- * costs O(1), the executor neither copies nor frees the state per row, and
- * growing never copies the hashes: a doubling array would hold its old and
- * new copies at once, twice the memory of the state at its peak.
+ * bloom_state.h (version 2: the distinct hashes, sorted and gap-coded).
+ *
+ * While aggregating, it is an expanded object, in a memory context that is
+ * a child of the aggregate context and shared by all its groups' states:
+ *	- the number of keys seen, which alone sizes the filter;
+ *	- a buffer of the latest hashes, in chunks that are never moved, so
+ *	  that appending a key costs a store, and growing never copies;
+ *	- sorted runs of distinct hashes.  A full buffer is sorted (a linear
+ *	  radix sort) into a new run, dropping its repeats, and the runs are
+ *	  merged into one when that would at least halve them.  So memory
+ *	  follows the distinct keys, not the rows, while on distinct keys the
+ *	  only added work is the buffer's sort.
+ * A repeated hash sets the same filter bits, so dropping repeats changes
+ * no byte of the filter.
  *
  * Include after postgres.h.
  */
@@ -25,8 +33,8 @@
 BLOOM_BEGIN_PRIVATE
 
 /*
- * A run of hashes.  Chunks grow with the state (as a doubling array would)
- * up to BLOOM_AGG_CHUNK_MAX hashes, and are never moved.
+ * A run of buffered hashes.  Chunks grow with the buffer (as a doubling
+ * array would) up to BLOOM_AGG_BUFFER_MAX hashes, and are never moved.
  */
 typedef struct BloomAggChunk
 {
@@ -36,72 +44,69 @@ typedef struct BloomAggChunk
 	uint32		hashes[FLEXIBLE_ARRAY_MEMBER];
 } BloomAggChunk;
 
-/* 8 MB of hashes: several huge pages each, and a small fraction unused */
-#define BLOOM_AGG_CHUNK_MAX		((uint64) 1 << 21)
+/*
+ * Buffered hashes are sorted into a run when there are this many: 4 MB,
+ * sorted with as much scratch, a small part of the CPU's caches' reach.
+ */
+#define BLOOM_AGG_BUFFER_MAX	((uint64) 1 << 20)
+
+/* Strictly increasing hashes. */
+typedef struct BloomAggRun
+{
+	struct BloomAggRun *next;
+	uint64		nhashes;
+	uint32		hashes[FLEXIBLE_ARRAY_MEMBER];
+} BloomAggRun;
+
+/*
+ * The smallest distinct hashes of all runs, at most this many: a K minimum
+ * values sketch of how many distinct hashes the runs hold together (about
+ * 3% off), which says when merging them pays.
+ */
+#define BLOOM_AGG_SKETCH_SIZE	1024
 
 typedef struct BloomAggState
 {
 	ExpandedObjectHeader hdr;
 	int32		bits_per_key;
-	uint64		nhashes;		/* in all chunks */
+	uint64		nkeys;			/* every key seen, repeats included */
+	uint64		nbuffered;		/* hashes in the chunks */
 	BloomAggChunk *first;		/* in hdr.eoh_context, with the header */
 	BloomAggChunk *last;		/* the one appended to */
+	BloomAggRun *runs;
+	int			nruns;
+	uint64		nrun_hashes;	/* in all runs */
+	uint32	   *sketch;			/* NULL until the first run */
+	int			nsketch;
+	uint32	   *scratch;		/* the sort's, kept for the next sort */
+	uint64		scratch_capacity;
+	/* the flat form, made by get_flat_size for flatten, while nkeys holds */
+	uint8	   *flat;
+	Size		flat_size;
+	uint64		flat_nkeys;
 } BloomAggState;
 
+/* Hashes of a state: a buffer chunk, a run, or a flat state's. */
+typedef struct BloomAggHashRun
+{
+	const uint32 *hashes;
+	uint64		nhashes;
+} BloomAggHashRun;
+
 /*
- * A read-only look at any state datum, flat or expanded.  Its hashes, in
- * native byte order, come in runs: see bloom_agg_view_next_run.
+ * A read-only look at any state datum, flat or expanded: its key count and
+ * its hashes (each distinct one at least once), in native byte order, in
+ * runs that may repeat hashes between them.
  */
 typedef struct BloomAggStateView
 {
 	int32		bits_per_key;
-	uint64		nhashes;
-	const BloomAggChunk *chunks;	/* an expanded state's, or NULL */
-	const uint32 *flat_hashes;	/* else all of a flat state's hashes */
+	uint64		nkeys;
+	uint64		nhashes;		/* in all runs */
+	int			nruns;
+	BloomAggHashRun *runs;		/* palloc'd */
+	bool		sorted;			/* each run strictly increasing */
 } BloomAggStateView;
-
-/* Where a walk over a view's runs of hashes stands. */
-typedef struct BloomAggRunCursor
-{
-	const BloomAggChunk *chunk;
-	const uint32 *flat_hashes;	/* not yet returned, or NULL */
-	uint64		flat_nhashes;
-} BloomAggRunCursor;
-
-static inline void
-bloom_agg_view_runs(const BloomAggStateView *view, BloomAggRunCursor *cursor)
-{
-	cursor->chunk = view->chunks;
-	cursor->flat_hashes = view->chunks == NULL ? view->flat_hashes : NULL;
-	cursor->flat_nhashes = view->chunks == NULL ? view->nhashes : 0;
-}
-
-/* The next non-empty run of hashes; false after the last. */
-static inline bool
-bloom_agg_view_next_run(BloomAggRunCursor *cursor, const uint32 **hashes,
-						uint64 *nhashes)
-{
-	if (cursor->flat_hashes != NULL)
-	{
-		*hashes = cursor->flat_hashes;
-		*nhashes = cursor->flat_nhashes;
-		cursor->flat_hashes = NULL;
-		return *nhashes > 0;
-	}
-	while (cursor->chunk != NULL)
-	{
-		const BloomAggChunk *chunk = cursor->chunk;
-
-		cursor->chunk = chunk->next;
-		if (chunk->nhashes > 0)
-		{
-			*hashes = chunk->hashes;
-			*nhashes = chunk->nhashes;
-			return true;
-		}
-	}
-	return false;
-}
 
 /* A new, empty expanded state belonging to an aggregate context. */
 extern BloomAggState *bloom_agg_state_create(MemoryContext aggcontext,
@@ -130,9 +135,8 @@ bloom_agg_state_if_rw(Datum d)
 /* The state behind any datum of type bloom_agg_state, checked. */
 extern void bloom_agg_state_view(Datum d, BloomAggStateView *view);
 
-/* A new last chunk, for at least extra more hashes. */
-extern BloomAggChunk *bloom_agg_state_add_chunk(BloomAggState *state,
-												uint64 extra);
+/* Room for at least one more hash: a new chunk, or the buffer sorted. */
+extern void bloom_agg_state_make_room(BloomAggState *state);
 
 static inline void
 bloom_agg_state_append(BloomAggState *state, uint32 hash)
@@ -140,14 +144,17 @@ bloom_agg_state_append(BloomAggState *state, uint32 hash)
 	BloomAggChunk *chunk = state->last;
 
 	if (unlikely(chunk->nhashes == chunk->capacity))
-		chunk = bloom_agg_state_add_chunk(state, 1);
+	{
+		bloom_agg_state_make_room(state);
+		chunk = state->last;
+	}
 	chunk->hashes[chunk->nhashes++] = hash;
-	state->nhashes++;
+	state->nbuffered++;
+	state->nkeys++;
 }
 
-/* Append every hash of another state (which must not be state itself). */
-extern void bloom_agg_state_append_all(BloomAggState *state,
-									   const BloomAggStateView *other);
+/* Add every key of another state datum (which must not be state itself). */
+extern void bloom_agg_state_absorb(BloomAggState *state, Datum other);
 
 BLOOM_END_PRIVATE
 

@@ -4,8 +4,11 @@
  *
  * The input is a serialized state, any bytes at all.  Checked:
  *	- bloom_state_check gives the status a plain reading of the layout
- *	  gives (length, version, flags/reserved, bits_per_key, count), and on
+ *	  gives (length, version, flags/reserved, bits_per_key, counts), and on
  *	  success the header fields as stored;
+ *	- a version 2 state's code either fails to decode, or decodes to
+ *	  strictly increasing hashes that bloom_state_v2_write turns back into
+ *	  the input byte for byte (one accepted form per state);
  *	- on success every hash can be read with bloom_state_hash_at (the input
  *	  is a block of exactly its size, so a count that overstates the length
  *	  is an AddressSanitizer report), and writing the header back with
@@ -19,19 +22,55 @@
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* bloom_gaps_rice_param and bloom_gaps_max_bytes, restated */
+static unsigned
+ref_rice_param(uint64_t n)
+{
+	unsigned	r = 31;
+
+	while (n > 1 && r > 0 && (double) n * (double) ((uint64_t) 1 << r) * 0.6931471805599453 >
+		   4294967296.0)
+		r--;
+	return r;
+}
+
 static bloom_status
-ref_state_check(const uint8_t *b, size_t len, int32_t *bpk, uint64_t *n)
+ref_state_check_v2(const uint8_t *b, size_t len, uint64_t *nkeys, uint64_t *d)
+{
+	unsigned __int128 code = len - 24;
+	unsigned	r;
+
+	if (len < 24)
+		return BLOOM_ERR_STATE_TOO_SHORT;
+	*nkeys = fuzz_le(b + 8, 8);
+	*d = fuzz_le(b + 16, 8);
+	if (*d > *nkeys || *d > (UINT64_C(1) << 32) || (*d == 0) != (*nkeys == 0))
+		return BLOOM_ERR_STATE_COUNT;
+	if (*d == 0)
+		return code == 0 ? BLOOM_OK : BLOOM_ERR_STATE_COUNT;
+	r = ref_rice_param(*d);
+	if (code > ((unsigned __int128) *d * (r + 1) + (((uint64_t) 1 << 32) >> r) + 7) / 8 + 8 ||
+		code * 8 < (unsigned __int128) *d * (r + 1))
+		return BLOOM_ERR_STATE_COUNT;
+	return BLOOM_OK;
+}
+
+static bloom_status
+ref_state_check(const uint8_t *b, size_t len, int32_t *bpk, uint64_t *n,
+				uint64_t *nkeys)
 {
 	if (len < 16)
 		return BLOOM_ERR_STATE_TOO_SHORT;
-	if (b[0] != 1)
+	if (b[0] != 1 && b[0] != 2)
 		return BLOOM_ERR_STATE_VERSION;
 	if (b[1] | b[2] | b[3])
 		return BLOOM_ERR_STATE_RESERVED;
 	*bpk = (int32_t) (uint32_t) fuzz_le(b + 4, 4);
 	if (*bpk < 0)
 		return BLOOM_ERR_NEGATIVE_BITS_PER_KEY;
-	*n = fuzz_le(b + 8, 8);
+	if (b[0] == 2)
+		return ref_state_check_v2(b, len, nkeys, n);
+	*n = *nkeys = fuzz_le(b + 8, 8);
 	/* 128-bit arithmetic: no forged count can overflow it */
 	if ((unsigned __int128) 16 + (unsigned __int128) 4 * *n != len)
 		return BLOOM_ERR_STATE_COUNT;
@@ -42,11 +81,12 @@ static void
 check_input(const uint8_t *data, size_t size)
 {
 	uint8_t    *bytes = fuzz_dup(data, size);
-	bloom_state_header hdr = {-1, UINT64_MAX};
+	bloom_state_header hdr = {-1, -1, UINT64_MAX, UINT64_MAX, 0, 0};
 	int32_t		bpk = 0;
 	uint64_t	n = 0;
+	uint64_t	nkeys = 0;
 	bloom_status st = bloom_state_check(bytes, size, &hdr);
-	bloom_status want = ref_state_check(bytes, size, &bpk, &n);
+	bloom_status want = ref_state_check(bytes, size, &bpk, &n, &nkeys);
 	uint8_t    *copy;
 	uint64_t	sum = 0;
 
@@ -57,9 +97,33 @@ check_input(const uint8_t *data, size_t size)
 		free(bytes);
 		return;
 	}
-	FUZZ_CHECK(hdr.bits_per_key == bpk && hdr.nhashes == n,
+	FUZZ_CHECK(hdr.bits_per_key == bpk && hdr.nhashes == n && hdr.nkeys == nkeys &&
+			   hdr.version == bytes[0],
 			   "header bpk %d n %llu, stored bpk %d n %llu", hdr.bits_per_key,
 			   (unsigned long long) hdr.nhashes, bpk, (unsigned long long) n);
+	if (hdr.version == 2)
+	{
+		uint32_t   *hashes = (uint32_t *) (void *) fuzz_alloc((size_t) (hdr.nhashes + 1) * 4);
+		uint8_t    *again;
+
+		st = bloom_state_read_hashes(bytes, &hdr, hashes);
+		if (st == BLOOM_OK)
+		{
+			for (uint64_t i = 1; i < hdr.nhashes; i++)
+				FUZZ_CHECK(hashes[i] > hashes[i - 1], "decoded hashes not increasing");
+			again = fuzz_alloc((size_t) bloom_state_v2_max_size(hdr.nhashes));
+			FUZZ_CHECK(bloom_state_v2_write(again, hdr.bits_per_key, hdr.nkeys,
+											hashes, hdr.nhashes) == size &&
+					   memcmp(again, bytes, size) == 0,
+					   "a decoded version 2 state is written back differently");
+			free(again);
+		}
+		else
+			FUZZ_CHECK(st == BLOOM_ERR_GAPS_CODE, "decoding said %d", (int) st);
+		free(hashes);
+		free(bytes);
+		return;
+	}
 	FUZZ_CHECK(bloom_state_size(hdr.nhashes) == size,
 			   "bloom_state_size %llu for %zu bytes",
 			   (unsigned long long) bloom_state_size(hdr.nhashes), size);
@@ -89,7 +153,7 @@ check_size_and_header(const uint8_t *data, size_t size)
 	uint64_t	n;
 	uint64_t	s;
 	bloom_state_header hdr;
-	bloom_state_header back = {0, 0};
+	bloom_state_header back = {0, 0, 0, 0, 0, 0};
 	uint8_t    *buf;
 	size_t		len;
 	bloom_status st;

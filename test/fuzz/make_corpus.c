@@ -197,6 +197,14 @@ gaps_seed(const vec_case *c)
 	write_seed(T_GAPS, c->id, &b);
 	free(b.data);
 	free(code);
+
+	/* and the version 2 aggregate state of the same keys */
+	code = malloc((size_t) bloom_state_v2_max_size(m));
+	b = (buf) {0};
+	put(&b, code, bloom_state_v2_write(code, (int32_t) c->bpk, n, h, m));
+	write_seed(T_STATE, c->id, &b);
+	free(b.data);
+	free(code);
 	free(h);
 }
 

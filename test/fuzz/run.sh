@@ -14,7 +14,8 @@
 # reference written in the target, see fuzz_common.h):
 #   probe  bloom_validate and KeyMayMatch on any filter bytes and keys
 #   hex    the \x text form: check, decode, encode, round trips
-#   state  the serialized aggregate state: check, read every hash, rewrite
+#   state  the serialized aggregate state, both versions: check, read
+#          every hash (a version 2 code decoded), rewrite
 #   build  geometry over the 64-bit range, build from hashes, every key probes
 #   stats  bit counts, estimates and sizing; union and intersection
 #

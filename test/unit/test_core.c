@@ -1212,7 +1212,7 @@ test_state(void)
 	test_begin("wrong version");
 	for (i = 0; i < 256; i++)
 	{
-		if (i == BLOOM_STATE_VERSION)
+		if (i == BLOOM_STATE_VERSION_HASHES || i == BLOOM_STATE_VERSION_GAPS)
 			continue;
 		bloom_state_write_header(buf, &h);
 		buf[0] = (uint8_t) i;
@@ -1282,6 +1282,136 @@ test_state(void)
 	test_end();
 
 	group_end();
+}
+
+static uint64_t random_hash_set(uint32_t *out, uint64_t n);
+
+/*
+ * Version 2 states: what bloom_state_v2_write writes is accepted with its
+ * counts and decodes to its hashes; every inconsistent header or code is
+ * refused with the status that names the rule.
+ */
+static void
+test_state_v2(void)
+{
+	static const uint64_t sizes[] = {0, 1, 2, 5, 1000, 100000};
+	uint32_t   *hashes = malloc(100000 * sizeof(uint32_t));
+	uint32_t   *back = malloc(100000 * sizeof(uint32_t));
+	uint8_t    *buf = malloc((size_t) bloom_state_v2_max_size(100000));
+	bloom_state_header got;
+	bloom_status st;
+	size_t		s,
+				len;
+	uint64_t	n;
+
+	group_begin("aggregate state, version 2");
+
+	test_begin("write, check and read back random sets, with repeats counted");
+	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+	{
+		uint64_t	nkeys;
+
+		n = random_hash_set(hashes, sizes[s]);
+		nkeys = n == 0 ? 0 : n * 3 + 1;
+		len = bloom_state_v2_write(buf, 17, nkeys, hashes, n);
+		check(len <= bloom_state_v2_max_size(n), "%" PRIu64 " hashes: %zu bytes",
+			  n, len);
+		memset(&got, 0, sizeof(got));
+		st = bloom_state_check(buf, len, &got);
+		check(st == BLOOM_OK && got.version == 2 && got.bits_per_key == 17 &&
+			  got.nkeys == nkeys && got.nhashes == n,
+			  "%" PRIu64 " hashes: %s", n, status_name(st));
+		if (st != BLOOM_OK)
+			continue;
+		st = bloom_state_read_hashes(buf, &got, back);
+		check(st == BLOOM_OK && memcmp(back, hashes, n * sizeof(uint32_t)) == 0,
+			  "%" PRIu64 " hashes read back: %s", n, status_name(st));
+		/* any shorter length is refused, by the header or by the code */
+		if (n > 0)
+		{
+			st = bloom_state_check(buf, len - 1, &got);
+			if (st == BLOOM_OK)
+				st = bloom_state_read_hashes(buf, &got, back);
+			check(st != BLOOM_OK, "%" PRIu64 " hashes, a byte short: accepted", n);
+		}
+	}
+	test_end();
+
+	test_begin("header layout is little-endian as documented");
+	hashes[0] = UINT32_C(0x15740498) >> 1;	/* any one hash */
+	len = bloom_state_v2_write(buf, 0x01020304, UINT64_C(0x0102030405060708),
+							   hashes, 1);
+	{
+		static const uint8_t want[BLOOM_STATE_V2_HEADER_BYTES] = {
+			2, 0, 0, 0, 4, 3, 2, 1, 8, 7, 6, 5, 4, 3, 2, 1,
+			1, 0, 0, 0, 0, 0, 0, 0,
+		};
+
+		check(memcmp(buf, want, sizeof(want)) == 0, "header %s",
+			  hexs(buf, BLOOM_STATE_V2_HEADER_BYTES));
+	}
+	test_end();
+
+	/* one valid state of 5 distinct hashes and 9 keys to damage */
+	n = random_hash_set(hashes, 5);
+
+#define V2_WITH(nkeys_, ndistinct_, extra_) \
+	do { \
+		len = bloom_state_v2_write(buf, 10, 9, hashes, n) + (extra_); \
+		put_le64(buf + 8, (nkeys_)); \
+		put_le64(buf + 16, (ndistinct_)); \
+	} while (0)
+
+	V2_WITH(9, 5, 0);
+	expect_status(bloom_state_check(buf, 23, &got), BLOOM_ERR_STATE_TOO_SHORT,
+				  "v2 header cut short");
+	V2_WITH(4, 5, 0);
+	expect_status(bloom_state_check(buf, len, &got), BLOOM_ERR_STATE_COUNT,
+				  "more distinct hashes than keys");
+	V2_WITH(9, 0, 0);
+	expect_status(bloom_state_check(buf, len, &got), BLOOM_ERR_STATE_COUNT,
+				  "keys but no hashes");
+	V2_WITH(0, 0, 0);
+	expect_status(bloom_state_check(buf, len, &got), BLOOM_ERR_STATE_COUNT,
+				  "no keys, with a code");
+	expect_status(bloom_state_check(buf, BLOOM_STATE_V2_HEADER_BYTES, &got),
+				  BLOOM_OK, "no keys, no code");
+	V2_WITH(UINT64_MAX, (UINT64_C(1) << 32) + 1, 0);
+	expect_status(bloom_state_check(buf, len, &got), BLOOM_ERR_STATE_COUNT,
+				  "2^32 + 1 distinct hashes");
+	V2_WITH(UINT64_MAX, UINT64_C(1) << 32, 0);
+	expect_status(bloom_state_check(buf, len, &got), BLOOM_ERR_STATE_COUNT,
+				  "2^32 distinct hashes in a few bytes");
+	V2_WITH(1000, 1000, 0);
+	expect_status(bloom_state_check(buf, len, &got), BLOOM_ERR_STATE_COUNT,
+				  "more hashes than the code has bits for");
+	V2_WITH(9, 5, 0);
+	buf[len++] = 0;
+	st = bloom_state_check(buf, len, &got);
+	if (st == BLOOM_OK)
+		st = bloom_state_read_hashes(buf, &got, back);
+	check(st == BLOOM_ERR_GAPS_CODE, "a byte after the code: %s", status_name(st));
+	V2_WITH(9, 6, 0);
+	st = bloom_state_check(buf, len, &got);
+	if (st == BLOOM_OK)
+		st = bloom_state_read_hashes(buf, &got, back);
+	check(st != BLOOM_OK, "a hash more than coded: %s", status_name(st));
+	V2_WITH(9, 5, 0);
+	buf[1] = 1;
+	expect_status(bloom_state_check(buf, len, &got), BLOOM_ERR_STATE_RESERVED,
+				  "v2 flag set");
+#undef V2_WITH
+
+	test_begin("max size: 0 past 2^32 hashes");
+	check(bloom_state_v2_max_size(0) == BLOOM_STATE_V2_HEADER_BYTES, "empty");
+	check(bloom_state_v2_max_size(UINT64_C(1) << 32) != 0, "2^32");
+	check(bloom_state_v2_max_size((UINT64_C(1) << 32) + 1) == 0, "2^32 + 1");
+	test_end();
+
+	group_end();
+	free(buf);
+	free(back);
+	free(hashes);
 }
 
 /* ---- bit counts, estimates and sizing (bloom_stats.c) ----------------- */
@@ -2418,6 +2548,7 @@ main(int argc, char **argv)
 	test_validate();
 	test_hex();
 	test_state();
+	test_state_v2();
 	test_popcount();
 	test_filter_stats();
 	test_stats_beyond_2_32();
