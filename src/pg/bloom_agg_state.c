@@ -80,6 +80,7 @@ new_chunk(MemoryContext cxt, uint64 capacity)
 	chunk->next = NULL;
 	chunk->nhashes = 0;
 	chunk->capacity = capacity;
+	chunk->sorted = false;
 	/* the hashes are written only now: huge pages mean far fewer faults */
 	bloom_advise_huge_pages(chunk->hashes, capacity * sizeof(uint32));
 	return chunk;
@@ -138,27 +139,29 @@ trim_scratch(BloomAggState *state)
 	}
 }
 
-/* The K smallest distinct hashes of the sketch and of a new run. */
+/*
+ * The K smallest distinct hashes of the sketch and of a run, given the
+ * run's smallest distinct hashes in order (at most K of them).
+ */
 static void
-sketch_add(BloomAggState *state, const BloomAggRun *run)
+sketch_add(BloomAggState *state, const uint32 *smallest, int nsmallest)
 {
 	uint32		merged[BLOOM_AGG_SKETCH_SIZE];
 	int			i = 0,
 				j = 0,
 				m = 0;
-	int			nrun = (int) Min(run->nhashes, BLOOM_AGG_SKETCH_SIZE);
 
 	if (state->sketch == NULL)
 		state->sketch = MemoryContextAlloc(state->hdr.eoh_context,
 										   BLOOM_AGG_SKETCH_SIZE * sizeof(uint32));
-	while (m < BLOOM_AGG_SKETCH_SIZE && (i < state->nsketch || j < nrun))
+	while (m < BLOOM_AGG_SKETCH_SIZE && (i < state->nsketch || j < nsmallest))
 	{
 		uint32		next;
 
-		if (j >= nrun || (i < state->nsketch && state->sketch[i] <= run->hashes[j]))
+		if (j >= nsmallest || (i < state->nsketch && state->sketch[i] <= smallest[j]))
 			next = state->sketch[i++];
 		else
-			next = run->hashes[j++];
+			next = smallest[j++];
 		if (m == 0 || merged[m - 1] != next)
 			merged[m++] = next;
 	}
@@ -166,25 +169,41 @@ sketch_add(BloomAggState *state, const BloomAggRun *run)
 	state->nsketch = m;
 }
 
+/* How many distinct hashes K smallest ones stand for. */
+static double
+sketch_estimate(const uint32 *smallest, int nsmallest)
+{
+	/* fewer than K in all: they are every one */
+	if (nsmallest < BLOOM_AGG_SKETCH_SIZE)
+		return nsmallest;
+	return (BLOOM_AGG_SKETCH_SIZE - 1) * 4294967296.0 /
+		((double) smallest[BLOOM_AGG_SKETCH_SIZE - 1] + 1.0);
+}
+
 /* About how many distinct hashes the runs hold together. */
 static double
 runs_distinct_estimate(const BloomAggState *state)
 {
-	/* fewer than K in all: the sketch holds every one of them */
-	if (state->nsketch < BLOOM_AGG_SKETCH_SIZE)
-		return state->nsketch;
-	return (BLOOM_AGG_SKETCH_SIZE - 1) * 4294967296.0 /
-		((double) state->sketch[BLOOM_AGG_SKETCH_SIZE - 1] + 1.0);
+	return sketch_estimate(state->sketch, state->nsketch);
 }
 
 static void
-add_run(BloomAggState *state, BloomAggRun *run)
+add_run(BloomAggState *state, BloomAggRun *run, const uint32 *smallest,
+		int nsmallest)
 {
 	run->next = state->runs;
 	state->runs = run;
 	state->nruns++;
 	state->nrun_hashes += run->nhashes;
-	sketch_add(state, run);
+	sketch_add(state, smallest, nsmallest);
+}
+
+static void
+add_sorted_run(BloomAggState *state, BloomAggRun *run)
+{
+	Assert(run->sorted);
+	add_run(state, run, run->hashes,
+			(int) Min(run->nhashes, BLOOM_AGG_SKETCH_SIZE));
 }
 
 /*
@@ -211,15 +230,80 @@ sort_into_run(BloomAggState *state, const BloomAggHashRun *parts, int nparts,
 	run = alloc_hashes(state->hdr.eoh_context, offsetof(BloomAggRun, hashes),
 					   ndistinct);
 	run->next = NULL;
-	run->nhashes = ndistinct;
+	run->nhashes = run->capacity = ndistinct;
+	run->sorted = true;
 	memcpy(run->hashes, scratch, ndistinct * sizeof(uint32));
 	return run;
 }
 
-/* The buffer's distinct hashes as a new run; the buffer is then empty. */
-static void
-sort_buffer(BloomAggState *state)
+/*
+ * A sample of the buffer: its hashes below a threshold, chosen so that
+ * about 2K of a buffer's distinct hashes fall below it, sorted and
+ * distinct.  Returns how many, or -1 when more than fit (only hashes far
+ * from uniform do that).
+ */
+#define SAMPLE_MAX	(4 * BLOOM_AGG_SKETCH_SIZE)
+
+static int
+sample_buffer(const BloomAggState *state, uint32 *sample, uint32 *scratch)
 {
+	uint64		threshold = ((uint64) 2 * BLOOM_AGG_SKETCH_SIZE << 32) /
+		Max(state->nbuffered, 1);
+	const BloomAggChunk *chunk;
+	int			n = 0;
+
+	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
+		for (uint64 i = 0; i < chunk->nhashes; i++)
+			if (chunk->hashes[i] < threshold)
+			{
+				if (n == SAMPLE_MAX)
+					return -1;
+				sample[n++] = chunk->hashes[i];
+			}
+	return (int) bloom_sort_unique_hashes(sample, n, scratch);
+}
+
+/*
+ * Whether to keep the buffer's hashes as they came: only when the sample
+ * says they are distinct, and distinct from the runs' hashes too (nothing
+ * to drop either way).  Sorting is linear, but it is most of the added
+ * cost of a state that drops repeats, and distinct keys are common.
+ */
+static bool
+buffer_is_distinct(const BloomAggState *state, const uint32 *sample, int nsample)
+{
+	uint32		union_sketch[BLOOM_AGG_SKETCH_SIZE];
+	int			i = 0,
+				j = 0,
+				m = 0;
+
+	if (nsample < BLOOM_AGG_SKETCH_SIZE ||
+		sketch_estimate(sample, nsample) < 0.9 * (double) state->nbuffered)
+		return false;
+	if (state->nruns == 0)
+		return true;
+	while (m < BLOOM_AGG_SKETCH_SIZE && (i < state->nsketch || j < nsample))
+	{
+		uint32		next;
+
+		if (j >= nsample || (i < state->nsketch && state->sketch[i] <= sample[j]))
+			next = state->sketch[i++];
+		else
+			next = sample[j++];
+		if (m == 0 || union_sketch[m - 1] != next)
+			union_sketch[m++] = next;
+	}
+	return sketch_estimate(union_sketch, m) >=
+		0.9 * (double) (state->nrun_hashes + state->nbuffered);
+}
+
+/* The buffer's hashes as a new run; the buffer is then empty. */
+static void
+flush_buffer(BloomAggState *state)
+{
+	uint32		sample[SAMPLE_MAX];
+	uint32		sample_scratch[SAMPLE_MAX];
+	int			nsample;
 	BloomAggHashRun *parts;
 	BloomAggChunk *chunk;
 	BloomAggChunk *next;
@@ -236,7 +320,30 @@ sort_buffer(BloomAggState *state)
 		parts[nparts].hashes = chunk->hashes;
 		parts[nparts++].nhashes = chunk->nhashes;
 	}
-	add_run(state, sort_into_run(state, parts, nparts, state->nbuffered));
+
+	nsample = sample_buffer(state, sample, sample_scratch);
+	if (nsample >= 0 && buffer_is_distinct(state, sample, nsample))
+	{
+		/* the chunks become runs as they are, with no copy */
+		BloomAggChunk *last = state->last;
+		int			nchunks = 0;
+
+		for (chunk = state->first; chunk != NULL; chunk = chunk->next)
+		{
+			state->nrun_hashes += chunk->nhashes;
+			nchunks++;
+		}
+		last->next = state->runs;
+		state->runs = state->first;
+		state->nruns += nchunks;
+		sketch_add(state, sample, Min(nsample, BLOOM_AGG_SKETCH_SIZE));
+		pfree(parts);
+		state->first = state->last =
+			new_chunk(state->hdr.eoh_context, BLOOM_AGG_BUFFER_MAX);
+		state->nbuffered = 0;
+		return;
+	}
+	add_sorted_run(state, sort_into_run(state, parts, nparts, state->nbuffered));
 	pfree(parts);
 
 	/*
@@ -311,7 +418,7 @@ bloom_agg_state_make_room(BloomAggState *state)
 
 	if (state->nbuffered >= BLOOM_AGG_BUFFER_MAX)
 	{
-		sort_buffer(state);
+		flush_buffer(state);
 		merge_runs_if_worth_it(state);
 		return;
 	}
@@ -344,12 +451,12 @@ append_hashes(BloomAggState *state, const uint32 *hashes, uint64 nhashes)
 	}
 }
 
-/* Sort everything into one run: what the flat form codes. */
+/* Everything as one sorted run: what the flat form codes. */
 static void
 compact(BloomAggState *state)
 {
-	sort_buffer(state);
-	if (state->nruns >= 2)
+	flush_buffer(state);
+	if (state->nruns >= 2 || (state->nruns == 1 && !state->runs->sorted))
 		merge_runs(state);
 }
 
@@ -515,6 +622,8 @@ bloom_agg_state_view(Datum d, BloomAggStateView *view)
 		view->nkeys = state->nkeys;
 		view->nhashes = state->nrun_hashes + state->nbuffered;
 		view->sorted = state->nbuffered == 0;
+		for (run = state->runs; run != NULL; run = run->next)
+			view->sorted &= run->sorted;
 		for (chunk = state->first; chunk != NULL; chunk = chunk->next)
 			n++;
 		view->runs = palloc((state->nruns + n) * sizeof(BloomAggHashRun));
@@ -575,9 +684,13 @@ bloom_agg_state_absorb(BloomAggState *state, Datum other)
 											 offsetof(BloomAggRun, hashes),
 											 run->nhashes);
 
-			copy->nhashes = run->nhashes;
+			copy->nhashes = copy->capacity = run->nhashes;
+			copy->sorted = run->sorted;
 			memcpy(copy->hashes, run->hashes, run->nhashes * sizeof(uint32));
-			add_run(state, copy);
+			if (run->sorted)
+				add_sorted_run(state, copy);
+			else
+				add_run(state, copy, expanded->sketch, expanded->nsketch);
 		}
 		for (chunk = expanded->first; chunk != NULL; chunk = chunk->next)
 			append_hashes(state, chunk->hashes, chunk->nhashes);
@@ -597,8 +710,9 @@ bloom_agg_state_absorb(BloomAggState *state, Datum other)
 		/* decoded straight into a run of the state: no copy */
 		run = read_hashes(bytes, &header, ERRCODE_DATA_CORRUPTED,
 						  state->hdr.eoh_context, offsetof(BloomAggRun, hashes));
-		run->nhashes = header.nhashes;
-		add_run(state, run);
+		run->nhashes = run->capacity = header.nhashes;
+		run->sorted = true;
+		add_sorted_run(state, run);
 		merge_runs_if_worth_it(state);
 		return;
 	}

@@ -13,11 +13,13 @@
  *	- the number of keys seen, which alone sizes the filter;
  *	- a buffer of the latest hashes, in chunks that are never moved, so
  *	  that appending a key costs a store, and growing never copies;
- *	- sorted runs of distinct hashes.  A full buffer is sorted (a linear
- *	  radix sort) into a new run, dropping its repeats, and the runs are
+ *	- runs of hashes.  A full buffer becomes a run: sorted (a linear radix
+ *	  sort), its repeats dropped, when a sample says it has repeats or
+ *	  shares hashes with the runs before it, and else kept as it came,
+ *	  since sorting distinct hashes would free nothing.  The runs are
  *	  merged into one when that would at least halve them.  So memory
- *	  follows the distinct keys, not the rows, while on distinct keys the
- *	  only added work is the buffer's sort.
+ *	  follows the distinct keys, not the rows, while distinct keys cost one
+ *	  scan of the buffer more than they did.
  * A repeated hash sets the same filter bits, so dropping repeats changes
  * no byte of the filter.
  *
@@ -33,30 +35,27 @@
 BLOOM_BEGIN_PRIVATE
 
 /*
- * A run of buffered hashes.  Chunks grow with the buffer (as a doubling
- * array would) up to BLOOM_AGG_BUFFER_MAX hashes, and are never moved.
+ * A block of hashes: a chunk of the buffer, or a run.  Buffer chunks grow
+ * with the buffer (as a doubling array would) up to BLOOM_AGG_BUFFER_MAX
+ * hashes, and are never moved; a full buffer's chunks become runs as they
+ * are, or are sorted into a new run.
  */
 typedef struct BloomAggChunk
 {
 	struct BloomAggChunk *next;
 	uint64		nhashes;
 	uint64		capacity;
+	bool		sorted;			/* strictly increasing (runs only) */
 	uint32		hashes[FLEXIBLE_ARRAY_MEMBER];
 } BloomAggChunk;
 
+typedef BloomAggChunk BloomAggRun;
+
 /*
- * Buffered hashes are sorted into a run when there are this many: 4 MB,
- * sorted with as much scratch, a small part of the CPU's caches' reach.
+ * Buffered hashes become a run when there are this many: 4 MB, sorted with
+ * as much scratch, a small part of the CPU's caches' reach.
  */
 #define BLOOM_AGG_BUFFER_MAX	((uint64) 1 << 20)
-
-/* Strictly increasing hashes. */
-typedef struct BloomAggRun
-{
-	struct BloomAggRun *next;
-	uint64		nhashes;
-	uint32		hashes[FLEXIBLE_ARRAY_MEMBER];
-} BloomAggRun;
 
 /*
  * The smallest distinct hashes of all runs, at most this many: a K minimum
