@@ -27,7 +27,12 @@
 #              scratch space (half the filter, 4 to 64 MB, for filters of
 #              4 MB and more; bloom_set_scratch_size in src/core/bloom_filter.c)
 #              is the same for both row counts
-#              (within 8 MB): nothing else grows with the rows.
+#              (within 8 MB): nothing else grows with the rows;
+#   repeats    bloom_agg over 50,000,000 rows of only 1,000 distinct keys
+#              ((i % 1000)::text), work_mem 4MB: the growth is below 160 MB,
+#              the 62.5 MB filter included (the state keeps each distinct
+#              hash once), and the filter is libleveldb's for those 50M keys
+#              (test/leveldb/leveldb_diff filter-cycle).
 #
 # Prints a table of the figures (in MB) and
 #   memory: N passed, N failed
@@ -141,6 +146,14 @@ probe-bytea|SELECT count(*) FROM (SELECT int4send(generate_series(1, @N@)) AS k)
 bloom_agg|SELECT bloom_agg(k, 10) IS NOT NULL FROM (SELECT generate_series(1, @N@)::text AS k) s
 QUERIES
 done
+# 50M rows of 1,000 distinct keys: memory follows the distinct keys
+REPEATS=50000000
+if ! run_session repeats "SET work_mem = '4MB'; SELECT 'md5=' || md5(bloom_agg((i % 1000)::text, 10)::bytea) FROM generate_series(1, $REPEATS) i"; then
+	cat "$WORK/session.out"
+	fail "the measuring session for the repeated keys failed"
+	finish
+	exit 1
+fi
 bf_log "measured in $(($(date +%s) - start)) s"
 if grep -q ' reset 0 ' "$WORK/session.out"; then
 	fail "could not reset VmHWM (writing /proc/PID/clear_refs needs root or the server's user)"
@@ -203,6 +216,23 @@ if [ $((ob - oa)) -le "$tolerance" ]; then
 	pass "bloom_agg: apart from the state, the result and the scratch, flat ($(mb "$oa") MB at $SMALL rows, $(mb "$ob") MB at $ROWS rows)"
 else
 	fail "bloom_agg: beyond the state, the result and the scratch, $(mb "$oa") MB at $SMALL rows but $(mb "$ob") MB at $ROWS rows"
+fi
+
+
+make -s test/leveldb/leveldb_diff >/dev/null
+want=$(test/leveldb/leveldb_diff filter-cycle 10 "$REPEATS" 1000 2>/dev/null | md5sum | cut -d' ' -f1)
+got=$(sed -n 's/^md5=//p' "$WORK/session.out")
+r=$(growth repeats)
+echo "repeats: $REPEATS rows of 1000 distinct keys, growth $(mb "$r") MB (limit 160 MB)"
+if [ "$r" -lt $((160 * 1024)) ]; then
+	pass "repeats: $(mb "$r") MB for $REPEATS rows of 1,000 distinct keys, the 62.5 MB filter included"
+else
+	fail "repeats: $(mb "$r") MB for $REPEATS rows of 1,000 distinct keys (limit 160 MB)"
+fi
+if [ -n "$want" ] && [ "$got" = "$want" ]; then
+	pass "repeats: the filter is libleveldb's (md5 $want)"
+else
+	fail "repeats: filter md5 '$got', libleveldb's '$want'"
 fi
 
 finish

@@ -5,12 +5,14 @@
 #
 # test/sql_diff.sh holds the extension to libleveldb on thousands of small
 # cases.  This holds it there at a scale the small cases never reach: a
-# state of several chunks (a chunk holds 2^21 hashes), partial states
+# state of several runs (the buffer becomes a run every 2^20 hashes), partial states
 # combined from parallel workers, and a filter of 4 MB or more, which the
 # final function sets through its bucketed path.  The keys (default
 # 3,000,000, distinct, of every length modulo 4, plus every 1000th again) are made in SQL,
 # exported with \copy, and given to libleveldb by
-# `test/leveldb/leveldb_diff filter`; the filters' md5 must be equal.
+# `test/leveldb/leveldb_diff filter`; the filters' md5 must be equal.  Then
+# as many keys with only 300,000 and only 1,000 distinct ones, against
+# `leveldb_diff filter-cycle`.
 #
 # Runs against the server the PG* environment points at, in a scratch
 # database it creates and drops; needs test/leveldb/leveldb_diff built
@@ -100,6 +102,30 @@ for bpk in 10 20; do
 			pass "bits_per_key $bpk, $mode: the ${got#*|}-byte filter is libleveldb's (md5 $want)"
 		else
 			fail "bits_per_key $bpk, $mode: md5 ${got%%|*} (${got#*|} bytes), libleveldb's is $want"
+		fi
+	done
+done
+
+# Repeated keys: the states sort their buffers into runs of distinct
+# hashes and merge them (300,000 distinct keys), or hold a few distinct
+# hashes for millions of rows (1,000); workers send them gap-coded.
+for distinct in 300000 1000; do
+	q <<SQL
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS cycle;
+CREATE TABLE cycle AS SELECT (i % $distinct)::text AS k FROM generate_series(1, $KEYS) i;
+ANALYZE cycle;
+SQL
+	want=$("$tool" filter-cycle 10 "$KEYS" "$distinct" 2>"$WORK/tool.log" | md5sum | cut -d' ' -f1)
+	sed 's/^/  /' "$WORK/tool.log"
+	for mode in serial parallel; do
+		settings=$serial
+		[ "$mode" = parallel ] && settings=$parallel
+		got=$(q -c "$settings" -c "SELECT md5(bloom_agg(k, 10)::bytea) FROM cycle")
+		if [ "$got" = "$want" ]; then
+			pass "$KEYS keys, $distinct distinct, $mode: the filter is libleveldb's (md5 $want)"
+		else
+			fail "$KEYS keys, $distinct distinct, $mode: md5 $got, libleveldb's is $want"
 		fi
 	done
 done

@@ -763,6 +763,25 @@ run_check(const char *prog, uint64_t seed, uint64_t ncases, bool one_case,
 /* ---- filter ---- */
 
 int
+write_leveldb_filter(const char *prog, uint64_t bpk,
+					 const std::vector<std::string> &keys)
+{
+	std::unique_ptr<const leveldb::FilterPolicy> policy(
+		leveldb::NewBloomFilterPolicy((int) bpk));
+	std::string filter = leveldb_create(*policy, keys);
+
+	if (fwrite(filter.data(), 1, filter.size(), stdout) != filter.size() ||
+		fflush(stdout) != 0)
+	{
+		fprintf(stderr, "%s: cannot write the filter: %s\n", prog, strerror(errno));
+		return 2;
+	}
+	fprintf(stderr, "%s: LevelDB filter of %zu keys at %" PRIu64
+			" bits per key: %zu bytes\n", prog, keys.size(), bpk, filter.size());
+	return 0;
+}
+
+int
 run_filter(const char *prog, const char *bpk_text)
 {
 	uint64_t	bpk;
@@ -794,19 +813,30 @@ run_filter(const char *prog, const char *bpk_text)
 		start = end + 1;
 	}
 
-	std::unique_ptr<const leveldb::FilterPolicy> policy(
-		leveldb::NewBloomFilterPolicy((int) bpk));
-	std::string filter = leveldb_create(*policy, keys);
+	return write_leveldb_filter(prog, bpk, keys);
+}
 
-	if (fwrite(filter.data(), 1, filter.size(), stdout) != filter.size() ||
-		fflush(stdout) != 0)
+/* LevelDB's filter of the keys (i % d)::text, i = 1..n. */
+int
+run_filter_cycle(const char *prog, const char *bpk_text, const char *n_text,
+				 const char *d_text)
+{
+	uint64_t	bpk,
+				n,
+				d;
+	std::vector<std::string> keys;
+
+	if (!parse_u64(bpk_text, &bpk) || bpk > INT32_MAX ||
+		!parse_u64(n_text, &n) || !parse_u64(d_text, &d) || d == 0)
 	{
-		fprintf(stderr, "%s: cannot write the filter: %s\n", prog, strerror(errno));
+		fprintf(stderr, "%s: filter-cycle needs bits_per_key (0 to %d), N and D > 0\n",
+				prog, INT32_MAX);
 		return 2;
 	}
-	fprintf(stderr, "%s: LevelDB filter of %zu keys at %" PRIu64
-			" bits per key: %zu bytes\n", prog, keys.size(), bpk, filter.size());
-	return 0;
+	keys.reserve(n);
+	for (uint64_t i = 1; i <= n; i++)
+		keys.push_back(std::to_string(i % d));
+	return write_leveldb_filter(prog, bpk, keys);
 }
 
 /* ---- export-sql ---- */
@@ -892,8 +922,9 @@ usage(const char *prog)
 	fprintf(stderr,
 			"usage: %s check [--seed S] [--cases N] [--case I]\n"
 			"       %s export-sql OUT_DIR [--seed S] [--cases N]\n"
-			"       %s filter BITS_PER_KEY < KEYS > FILTER\n",
-			prog, prog, prog);
+			"       %s filter BITS_PER_KEY < KEYS > FILTER\n"
+			"       %s filter-cycle BITS_PER_KEY N D > FILTER\n",
+			prog, prog, prog, prog);
 }
 
 }								/* namespace */
@@ -918,6 +949,8 @@ main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "filter") == 0 && argc == 3)
 		return run_filter(prog, argv[2]);
+	if (strcmp(argv[1], "filter-cycle") == 0 && argc == 5)
+		return run_filter_cycle(prog, argv[2], argv[3], argv[4]);
 	if (strcmp(argv[1], "check") == 0)
 	{
 		check = true;
