@@ -13,18 +13,22 @@ DATA = bloomfilter--1.0.sql bloomfilter--1.1.sql bloomfilter--1.0--1.1.sql
 # SQL-facing glue that calls it.
 CORE_OBJS = src/core/bloom_hash.o src/core/bloom_filter.o src/core/bloom_hex.o \
 	src/core/bloom_state.o src/core/bloom_stats.o src/core/bloom_setops.o \
-	src/core/bloom_scheme.o src/core/bloom_scheme_table.o src/core/bloom_gaps.o
+	src/core/bloom_scheme.o src/core/bloom_scheme_table.o src/core/bloom_gaps.o \
+	src/core/bloom_final.o
 OBJS = $(CORE_OBJS) \
 	src/pg/bloom_pg.o src/pg/bloom_type_io.o src/pg/bloom_type_ops.o \
 	src/pg/bloom_agg_state.o src/pg/bloom_agg.o src/pg/bloom_probe.o \
 	src/pg/bloom_filter_cache.o src/pg/bloom_combine.o src/pg/bloom_info.o \
-	src/pg/bloom_reserved.o src/pg/bloom_selfuncs.o
+	src/pg/bloom_reserved.o src/pg/bloom_selfuncs.o src/pg/bloom_final_pg.o
 
 REGRESS = bloomfilter_type bloom_agg bloom_agg_contexts bloom_probe bloom_agg_state bloom_agg_parallel bad_input \
 	bloomfilter_cast bloomfilter_eq bloom_info bloom_combine bloom_btree bloom_reserved bloom_estimates bloom_two_phase
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CFLAGS += -Wall -Wextra
+# The final function's threads (src/core/bloom_final.c): glibc before 2.34
+# (Debian 11, PostgreSQL 13) keeps pthreads in a library of its own.
+SHLIB_LINK += -pthread
 # Recursive, so $(srcdir) is PGXS's: the source tree in a VPATH build.
 PG_CPPFLAGS = -I$(srcdir)/src/core -I$(srcdir)/src/pg
 
@@ -51,13 +55,13 @@ TEST_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror
 TEST_CXXFLAGS ?= -std=gnu++17 -O2 -g -Wall -Wextra -Werror
 
 test/unit/test_core: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) $(CORE_HDRS)
-	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS) -lm
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS) -lm -pthread
 
 unittest: test/unit/test_core
 	test/unit/test_core test/data/vectors
 
 test/unit/vectors2tsv: test/unit/vectors2tsv.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) $(CORE_HDRS)
-	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ test/unit/vectors2tsv.c test/unit/vectors.c $(CORE_SRCS) -lm
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ test/unit/vectors2tsv.c test/unit/vectors.c $(CORE_SRCS) -lm -pthread
 
 # The core is C and is compiled as C, into objects of its own: PGXS's
 # src/core/*.o carry the server's flags and must not be mixed in.
@@ -68,7 +72,7 @@ $(LEVELDB_DIFF_CORE_OBJS): test/leveldb/obj/%.o: src/core/%.c $(CORE_HDRS)
 	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -c -o $@ $<
 
 test/leveldb/leveldb_diff: test/leveldb/leveldb_diff.cc $(CORE_HDRS) $(LEVELDB_DIFF_CORE_OBJS)
-	$(TEST_CXX) $(TEST_CXXFLAGS) -Isrc/core -o $@ test/leveldb/leveldb_diff.cc $(LEVELDB_DIFF_CORE_OBJS) -lleveldb
+	$(TEST_CXX) $(TEST_CXXFLAGS) -Isrc/core -o $@ test/leveldb/leveldb_diff.cc $(LEVELDB_DIFF_CORE_OBJS) -lleveldb -pthread
 
 leveldbtest: test/leveldb/leveldb_diff
 	test/leveldb/leveldb_diff check
@@ -82,7 +86,7 @@ $(BENCH_CORE_OBJS): bench/obj/%.o: src/core/%.c $(CORE_HDRS)
 	$(CC) $(CFLAGS) -Isrc/core -c -o $@ $<
 
 bench/core_bench: bench/core_bench.cc $(CORE_HDRS) $(BENCH_CORE_OBJS)
-	$(TEST_CXX) $(TEST_CXXFLAGS) -Isrc/core -o $@ bench/core_bench.cc $(BENCH_CORE_OBJS) -lleveldb
+	$(TEST_CXX) $(TEST_CXXFLAGS) -Isrc/core -o $@ bench/core_bench.cc $(BENCH_CORE_OBJS) -lleveldb -pthread
 
 # The same unit tests under AddressSanitizer (with LeakSanitizer) and UBSan,
 # in a binary of their own.  Any report stops the run with a non-zero exit.
@@ -91,7 +95,7 @@ SANITIZE_CFLAGS ?= -std=gnu11 -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 test/unit/test_core_sanitize: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) $(CORE_HDRS)
-	$(SANITIZE_CC) $(SANITIZE_CFLAGS) -Isrc/core -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS) -lm
+	$(SANITIZE_CC) $(SANITIZE_CFLAGS) -Isrc/core -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS) -lm -pthread
 
 unittest-sanitize: test/unit/test_core_sanitize
 	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0 \
@@ -104,8 +108,16 @@ unittest-sanitize: test/unit/test_core_sanitize
 S390X_CC ?= s390x-linux-gnu-gcc
 QEMU_S390X ?= qemu-s390x-static
 
+# The threaded final under ThreadSanitizer: any data race is a report, and
+# a report is a failure (halt_on_error).
+test/unit/final_tsan: test/unit/final_tsan.c $(CORE_SRCS) $(CORE_HDRS)
+	$(TEST_CC) -std=gnu11 -O1 -g -fsanitize=thread -Wall -Wextra -Werror -Isrc/core -o $@ test/unit/final_tsan.c $(CORE_SRCS) -lm -pthread
+
+unittest-tsan: test/unit/final_tsan
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66 test/unit/final_tsan
+
 test/unit/test_core_s390x: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) $(CORE_HDRS)
-	$(S390X_CC) -static -std=gnu11 -O2 -Wall -Wextra -Werror -Isrc/core -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS) -lm
+	$(S390X_CC) -static -std=gnu11 -O2 -Wall -Wextra -Werror -Isrc/core -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS) -lm -pthread
 
 unittest-s390x: test/unit/test_core_s390x
 	$(QEMU_S390X) test/unit/test_core_s390x test/data/vectors
@@ -113,10 +125,10 @@ unittest-s390x: test/unit/test_core_s390x
 # The statistics against measurement (test/stats/stats_accuracy.c), and the
 # checked-in table of rates against the program that made it.
 test/stats/stats_accuracy: test/stats/stats_accuracy.c $(CORE_SRCS) $(CORE_HDRS)
-	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ test/stats/stats_accuracy.c $(CORE_SRCS) -lm
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ test/stats/stats_accuracy.c $(CORE_SRCS) -lm -pthread
 
 tools/scheme_table: tools/scheme_table.c $(CORE_SRCS) $(CORE_HDRS)
-	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ tools/scheme_table.c $(CORE_SRCS) -lm
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ tools/scheme_table.c $(CORE_SRCS) -lm -pthread
 
 statstest: test/stats/stats_accuracy tools/scheme_table
 	tools/scheme_table --check 4 10 20
@@ -137,6 +149,6 @@ DIST_REF ?= HEAD
 dist:
 	git archive --format zip --prefix=bloomfilter-$(DIST_VERSION)/ -o bloomfilter-$(DIST_VERSION).zip $(DIST_REF)
 
-.PHONY: unittest leveldbtest unittest-sanitize unittest-s390x dist statstest scheme-table
+.PHONY: unittest leveldbtest unittest-sanitize unittest-tsan unittest-s390x dist statstest scheme-table
 
 EXTRA_CLEAN = test/stats/stats_accuracy tools/scheme_table test/unit/test_core test/unit/test_core_sanitize test/unit/test_core_s390x bloomfilter-*.zip test/unit/vectors2tsv test/leveldb/leveldb_diff test/leveldb/obj test/fuzz/build bench/core_bench bench/obj

@@ -436,6 +436,9 @@ host_suite() {
 	stage "unit tests under AddressSanitizer + UBSan (make unittest-sanitize)"
 	run_suite "unit (ASan+UBSan)" unit "$LOGDIR/unit-sanitize.log" "${MAKE[@]}" unittest-sanitize
 
+	stage "the threaded final under ThreadSanitizer (make unittest-tsan)"
+	run_suite "threads (TSan)" tsan "$LOGDIR/unit-tsan.log" "${MAKE[@]}" unittest-tsan
+
 	stage "unit tests on a big-endian machine: s390x under qemu (test/s390x_test.sh)"
 	run_suite "unit (s390x, big-endian)" s390x "$LOGDIR/s390x.log" test/s390x_test.sh
 

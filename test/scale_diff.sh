@@ -10,7 +10,10 @@
 # final function sets through its bucketed path.  The keys (default
 # 3,000,000, distinct, of every length modulo 4, plus every 1000th again) are made in SQL,
 # exported with \copy, and given to libleveldb by
-# `test/leveldb/leveldb_diff filter`; the filters' md5 must be equal.  Then
+# `test/leveldb/leveldb_diff filter`; the filters' md5 must be equal, with
+# the final function's bits set on 1, 2 and 8 threads
+# (bloomfilter.max_final_threads; at 20 bits a key the filter is large
+# enough for threads).  Then
 # as many keys with only 300,000 and only 1,000 distinct ones, against
 # `leveldb_diff filter-cycle`.
 #
@@ -92,17 +95,19 @@ for bpk in 10 20; do
 	want=$("$tool" filter "$bpk" <"$WORK/keys.txt" 2>"$WORK/tool.log" | md5sum | cut -d' ' -f1)
 	sed 's/^/  /' "$WORK/tool.log"
 	for mode in serial parallel; do
-		settings=$serial
-		[ "$mode" = parallel ] && settings=$parallel
-		plan=$(q -c "$settings" -c "EXPLAIN (COSTS OFF) SELECT bloom_agg(k, $bpk) FROM keys" | tr '\n' ' ')
-		got=$(q -c "$settings" -c "SELECT md5(bloom_agg(k, $bpk)::bytea), octet_length(bloom_agg(k, $bpk)::bytea) FROM keys")
-		if [ "$mode" = parallel ] && [[ $plan != *"Partial Aggregate"* ]]; then
-			fail "bits_per_key $bpk, $mode: the plan has no partial aggregate: $plan"
-		elif [ "${got%%|*}" = "$want" ]; then
-			pass "bits_per_key $bpk, $mode: the ${got#*|}-byte filter is libleveldb's (md5 $want)"
-		else
-			fail "bits_per_key $bpk, $mode: md5 ${got%%|*} (${got#*|} bytes), libleveldb's is $want"
-		fi
+		for threads in 1 2 8; do
+			settings="$serial SET bloomfilter.max_final_threads = $threads;"
+			[ "$mode" = parallel ] && settings="$parallel SET bloomfilter.max_final_threads = $threads;"
+			plan=$(q -c "$settings" -c "EXPLAIN (COSTS OFF) SELECT bloom_agg(k, $bpk) FROM keys" | tr '\n' ' ')
+			got=$(q -c "$settings" -c "SELECT md5(bloom_agg(k, $bpk)::bytea), octet_length(bloom_agg(k, $bpk)::bytea) FROM keys")
+			if [ "$mode" = parallel ] && [[ $plan != *"Partial Aggregate"* ]]; then
+				fail "bits_per_key $bpk, $mode, $threads final threads: the plan has no partial aggregate: $plan"
+			elif [ "${got%%|*}" = "$want" ]; then
+				pass "bits_per_key $bpk, $mode, $threads final threads: the ${got#*|}-byte filter is libleveldb's (md5 $want)"
+			else
+				fail "bits_per_key $bpk, $mode, $threads final threads: md5 ${got%%|*} (${got#*|} bytes), libleveldb's is $want"
+			fi
+		done
 	done
 done
 

@@ -59,7 +59,9 @@ typedef enum bloom_status
 	BLOOM_ERR_STATE_VERSION,	/* unknown aggregate state version */
 	BLOOM_ERR_STATE_RESERVED,	/* nonzero reserved aggregate state bits */
 	BLOOM_ERR_STATE_COUNT,		/* counts disagree with each other or the length */
-	BLOOM_ERR_GAPS_CODE			/* a gap-coded hash set that does not decode */
+	BLOOM_ERR_GAPS_CODE,		/* a gap-coded hash set that does not decode */
+	BLOOM_ERR_NO_MEMORY,		/* the core could not allocate its memory */
+	BLOOM_ERR_THREAD			/* a thread could not be started */
 } bloom_status;
 
 /* The rule a status says was broken, as a full sentence. */
@@ -269,6 +271,10 @@ extern void bloom_prepared_set_hashes(const bloom_prepared *p,
  * 0 when the array is too small to gain from it.
  */
 extern size_t bloom_set_scratch_size(uint64_t nbits);
+
+/* Set the bits at positions pos[0..n-1] of a bit array. */
+extern void bloom_set_positions(uint8_t *bit_array, const uint32_t *pos,
+								size_t n);
 
 /*
  * The same bits as bloom_prepared_set_hashes, with scratch_size words of

@@ -205,8 +205,8 @@ bloom_set_scratch_size(uint64_t nbits)
 static const uint8_t bit_mask[8] = {1, 2, 4, 8, 16, 32, 64, 128};
 
 /* Set the bits at positions pos[0..n-1], fetching ahead. */
-static void
-set_positions(uint8_t *bit_array, const uint32_t *pos, size_t n)
+void
+bloom_set_positions(uint8_t *bit_array, const uint32_t *pos, size_t n)
 {
 	size_t		j = 0;
 
@@ -268,14 +268,14 @@ bloom_prepared_set_hashes_buffered(const bloom_prepared *p, uint8_t *bit_array,
 			if (unlikely_core(c == limit[region]))
 			{
 				c -= cap;
-				set_positions(bit_array, c, cap);
+				bloom_set_positions(bit_array, c, cap);
 			}
 			cursor[region] = c;
 			h += delta;
 		}
 	}
 	for (r = 0; r < nregions; r++)
-		set_positions(bit_array, scratch + r * cap,
+		bloom_set_positions(bit_array, scratch + r * cap,
 					  (size_t) (cursor[r] - (scratch + r * cap)));
 }
 
@@ -353,6 +353,10 @@ bloom_status_message(bloom_status status)
 			return "An aggregate state's key and hash counts must agree with each other and with its length.";
 		case BLOOM_ERR_GAPS_CODE:
 			return "A coded hash set must decode to exactly its hash count, each hash below 2^32, with no bits left over.";
+		case BLOOM_ERR_NO_MEMORY:
+			return "The memory the threads need could not be allocated.";
+		case BLOOM_ERR_THREAD:
+			return "A thread could not be started.";
 	}
 	return "Unknown error.";
 }

@@ -19,9 +19,6 @@ PG_FUNCTION_INFO_V1(bloom_agg_transfn);
 PG_FUNCTION_INFO_V1(bloom_agg_combinefn);
 PG_FUNCTION_INFO_V1(bloom_agg_finalfn);
 
-/* Hashes set between checks for a cancel in the final function. */
-#define FINAL_INTERRUPT_BATCH	(1 << 18)
-
 static MemoryContext
 aggregate_context(FunctionCallInfo fcinfo, const char *funcname)
 {
@@ -157,41 +154,13 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 	BloomAggStateView view;
 	bloom_geometry geometry;
 	bytea	   *result;
-	uint8	   *filter;
-	uint32	   *scratch;
-	size_t		scratch_size;
-	int			r;
 
 	bloom_agg_state_view(PG_GETARG_DATUM(0), &view);
 
 	/* A state's fields were checked when it was read; only the size can fail. */
 	bloom_value_geometry(view.nkeys, view.bits_per_key, &geometry);
 	result = bloom_new_empty_filter(&geometry);
-	filter = (uint8 *) VARDATA(result);
-
-	/*
-	 * A filter larger than the CPU caches is set faster through a few MB of
-	 * scratch space (bloom_prepared_set_hashes_buffered).
-	 */
-	scratch_size = bloom_set_scratch_size(geometry.bits);
-	scratch = scratch_size > 0 ? palloc(scratch_size * sizeof(uint32)) : NULL;
-
-	/* in batches, so that a cancel stops a final over a billion keys */
-	for (r = 0; r < view.nruns; r++)
-	{
-		const uint32 *hashes = view.runs[r].hashes;
-		uint64		nhashes = view.runs[r].nhashes;
-		uint64		done;
-
-		for (done = 0; done < nhashes; done += FINAL_INTERRUPT_BATCH)
-		{
-			CHECK_FOR_INTERRUPTS();
-			bloom_build_from_hashes_scratch(filter, &geometry, hashes + done,
-											Min(nhashes - done, FINAL_INTERRUPT_BATCH),
-											scratch, scratch_size);
-		}
-	}
-	if (scratch != NULL)
-		pfree(scratch);
+	bloom_build_filter_from_runs((uint8 *) VARDATA(result), &geometry,
+								 view.runs, view.nruns, view.nhashes);
 	PG_RETURN_POINTER(result);
 }

@@ -64,11 +64,19 @@ const ExpandedObjectMethods bloom_agg_state_methods = {
 	bloom_agg_state_flatten
 };
 
+/*
+ * Room for nhashes hashes after header bytes.  Large areas are asked for in
+ * huge pages before anything is written to them: a run decoded or sorted
+ * into fresh memory otherwise spends most of its time in page faults.
+ */
 static void *
 alloc_hashes(MemoryContext cxt, Size header, uint64 nhashes)
 {
-	return MemoryContextAllocExtended(cxt, header + nhashes * sizeof(uint32),
-									  MCXT_ALLOC_HUGE);
+	Size		size = header + nhashes * sizeof(uint32);
+	void	   *area = MemoryContextAllocExtended(cxt, size, MCXT_ALLOC_HUGE);
+
+	bloom_advise_huge_pages(area, size);
+	return area;
 }
 
 static BloomAggChunk *
@@ -211,7 +219,7 @@ add_sorted_run(BloomAggState *state, BloomAggRun *run)
  * parts copied, then sorted in place with the rest as the sort's scratch).
  */
 static BloomAggRun *
-sort_into_run(BloomAggState *state, const BloomAggHashRun *parts, int nparts,
+sort_into_run(BloomAggState *state, const bloom_hash_run *parts, int nparts,
 			  uint64 total)
 {
 	uint32	   *scratch = scratch_for(state, 2 * total);
@@ -222,8 +230,8 @@ sort_into_run(BloomAggState *state, const BloomAggHashRun *parts, int nparts,
 
 	for (i = 0; i < nparts; i++)
 	{
-		memcpy(scratch + at, parts[i].hashes, parts[i].nhashes * sizeof(uint32));
-		at += parts[i].nhashes;
+		memcpy(scratch + at, parts[i].hashes, parts[i].n * sizeof(uint32));
+		at += parts[i].n;
 	}
 	Assert(at == total);
 	ndistinct = bloom_sort_unique_hashes(scratch, total, scratch + total);
@@ -304,7 +312,7 @@ flush_buffer(BloomAggState *state)
 	uint32		sample[SAMPLE_MAX];
 	uint32		sample_scratch[SAMPLE_MAX];
 	int			nsample;
-	BloomAggHashRun *parts;
+	bloom_hash_run *parts;
 	BloomAggChunk *chunk;
 	BloomAggChunk *next;
 	int			nparts = 0;
@@ -313,12 +321,12 @@ flush_buffer(BloomAggState *state)
 		return;
 	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
 		nparts++;
-	parts = palloc(nparts * sizeof(BloomAggHashRun));
+	parts = palloc(nparts * sizeof(bloom_hash_run));
 	nparts = 0;
 	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
 	{
 		parts[nparts].hashes = chunk->hashes;
-		parts[nparts++].nhashes = chunk->nhashes;
+		parts[nparts++].n = chunk->nhashes;
 	}
 
 	nsample = sample_buffer(state, sample, sample_scratch);
@@ -370,17 +378,17 @@ flush_buffer(BloomAggState *state)
 static void
 merge_runs(BloomAggState *state)
 {
-	BloomAggHashRun *parts;
+	bloom_hash_run *parts;
 	BloomAggRun *run;
 	BloomAggRun *next;
 	BloomAggRun *merged;
 	int			nparts = 0;
 
-	parts = palloc(state->nruns * sizeof(BloomAggHashRun));
+	parts = palloc(state->nruns * sizeof(bloom_hash_run));
 	for (run = state->runs; run != NULL; run = run->next)
 	{
 		parts[nparts].hashes = run->hashes;
-		parts[nparts++].nhashes = run->nhashes;
+		parts[nparts++].n = run->nhashes;
 	}
 	merged = sort_into_run(state, parts, nparts, state->nrun_hashes);
 	pfree(parts);
@@ -626,18 +634,18 @@ bloom_agg_state_view(Datum d, BloomAggStateView *view)
 			view->sorted &= run->sorted;
 		for (chunk = state->first; chunk != NULL; chunk = chunk->next)
 			n++;
-		view->runs = palloc((state->nruns + n) * sizeof(BloomAggHashRun));
+		view->runs = palloc((state->nruns + n) * sizeof(bloom_hash_run));
 		n = 0;
 		for (run = state->runs; run != NULL; run = run->next)
 		{
 			view->runs[n].hashes = run->hashes;
-			view->runs[n++].nhashes = run->nhashes;
+			view->runs[n++].n = run->nhashes;
 		}
 		for (chunk = state->first; chunk != NULL; chunk = chunk->next)
 			if (chunk->nhashes > 0)
 			{
 				view->runs[n].hashes = chunk->hashes;
-				view->runs[n++].nhashes = chunk->nhashes;
+				view->runs[n++].n = chunk->nhashes;
 			}
 		view->nruns = n;
 		return;
@@ -649,9 +657,9 @@ bloom_agg_state_view(Datum d, BloomAggStateView *view)
 	view->nkeys = header.nkeys;
 	view->nhashes = header.nhashes;
 	view->sorted = header.version == BLOOM_STATE_VERSION_GAPS;
-	view->runs = palloc(sizeof(BloomAggHashRun));
+	view->runs = palloc(sizeof(bloom_hash_run));
 	view->nruns = header.nhashes > 0 ? 1 : 0;
-	view->runs[0].nhashes = header.nhashes;
+	view->runs[0].n = header.nhashes;
 #ifndef WORDS_BIGENDIAN
 	if (header.version == BLOOM_STATE_VERSION_HASHES)
 	{

@@ -31,6 +31,7 @@
 #include "utils/expandeddatum.h"
 
 #include "bloom_core.h"
+#include "bloom_final.h"
 
 BLOOM_BEGIN_PRIVATE
 
@@ -85,12 +86,7 @@ typedef struct BloomAggState
 	uint64		flat_nkeys;
 } BloomAggState;
 
-/* Hashes of a state: a buffer chunk, a run, or a flat state's. */
-typedef struct BloomAggHashRun
-{
-	const uint32 *hashes;
-	uint64		nhashes;
-} BloomAggHashRun;
+/* Hashes of a state (a buffer chunk, a run, or a flat state's): bloom_hash_run. */
 
 /*
  * A read-only look at any state datum, flat or expanded: its key count and
@@ -103,7 +99,7 @@ typedef struct BloomAggStateView
 	uint64		nkeys;
 	uint64		nhashes;		/* in all runs */
 	int			nruns;
-	BloomAggHashRun *runs;		/* palloc'd */
+	bloom_hash_run *runs;		/* palloc'd */
 	bool		sorted;			/* each run strictly increasing */
 } BloomAggStateView;
 

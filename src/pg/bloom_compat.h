@@ -27,6 +27,16 @@
 #define pg_noreturn pg_attribute_noreturn()
 #endif
 
+/*
+ * 15 added MarkGUCPrefixReserved, which also removes placeholders already
+ * set under the prefix; before, EmitWarningsOnPlaceholders only warned.
+ */
+#if PG_VERSION_NUM >= 150000
+#define bloom_reserve_guc_prefix(prefix) MarkGUCPrefixReserved(prefix)
+#else
+#define bloom_reserve_guc_prefix(prefix) EmitWarningsOnPlaceholders(prefix)
+#endif
+
 /* 18's pg_b64_encode and pg_b64_decode take the binary side as uint8 *. */
 #if PG_VERSION_NUM >= 180000
 typedef uint8 bloom_b64_binary;

@@ -72,6 +72,24 @@ extern void bloom_value_geometry(uint64 nkeys, int64 bits_per_key,
 /* A new filter value of that geometry: no bit set, the k byte last. */
 extern bytea *bloom_new_empty_filter(const bloom_geometry *geometry);
 
+/*
+ * bloomfilter.max_final_threads, and its default: the final function's
+ * threads, the backend's own included (bloom_final_pg.c).
+ */
+#define BLOOM_DEFAULT_FINAL_THREADS	4
+extern int	bloom_max_final_threads;
+
+/*
+ * Set the bits of nhashes hashes, in nruns runs, into a new empty filter,
+ * on as many threads as bloomfilter.max_final_threads allows and the work
+ * is worth; a cancel stops it.
+ */
+struct bloom_hash_run;
+extern void bloom_build_filter_from_runs(uint8 *filter,
+										 const bloom_geometry *geometry,
+										 const struct bloom_hash_run *runs,
+										 int nruns, uint64 nhashes);
+
 BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_PG_H */

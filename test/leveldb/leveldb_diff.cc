@@ -25,6 +25,7 @@
 extern "C"
 {
 #include "bloom_core.h"
+#include "bloom_final.h"
 }
 
 #include <cerrno>
@@ -479,6 +480,32 @@ core_create(int bpk, const std::vector<std::string> &keys, std::string *out)
 	return BLOOM_OK;
 }
 
+/*
+ * The same filter set by bloom_agg's final function on nthreads threads
+ * (bloom_final.c), from the hashes split into two runs at cut.
+ */
+bloom_status
+core_create_threaded(int bpk, const std::vector<std::string> &keys,
+					 unsigned nthreads, size_t cut, std::string *out)
+{
+	bloom_geometry geometry;
+	bloom_status status;
+	std::vector<uint32_t> hashes;
+	bloom_hash_run runs[2];
+
+	status = bloom_geometry_for(keys.size(), bpk, &geometry);
+	if (status != BLOOM_OK)
+		return status;
+	for (const std::string &key : keys)
+		hashes.push_back(bloom_key_hash(key.data(), key.size()));
+	cut = hashes.empty() ? 0 : cut % (hashes.size() + 1);
+	runs[0] = {hashes.data(), cut};
+	runs[1] = {hashes.data() + cut, hashes.size() - cut};
+	out->assign(geometry.filter_bytes, '\0');
+	return bloom_build_from_runs(reinterpret_cast<uint8_t *>(&(*out)[0]),
+								 &geometry, runs, 2, nthreads);
+}
+
 bool
 core_match(const std::string &key, const std::string &filter)
 {
@@ -662,6 +689,24 @@ check_case(uint64_t seed, uint64_t case_no, Policies &policies,
 				 (unsigned char) actual[i], ndiff);
 		problems->push_back(buf);
 	}
+
+	/* the final function's threads: 1, 2 and 8 of them, the same bytes */
+	if (status == BLOOM_OK)
+		for (unsigned nthreads : {1u, 2u, 8u})
+		{
+			std::string threaded;
+			bloom_status st = core_create_threaded(c.bpk, c.keys, nthreads,
+												   (size_t) rng.next(), &threaded);
+
+			if (st != BLOOM_OK || threaded != expected)
+			{
+				snprintf(buf, sizeof(buf),
+						 "filter set on %u threads: %s", nthreads,
+						 st != BLOOM_OK ? bloom_status_message(st) :
+						 "bytes differ from leveldb's");
+				problems->push_back(buf);
+			}
+		}
 
 	/* both probe LevelDB's filter: a probe bug shows even if builds differ */
 	for (int pass = 0; pass < 2; pass++)

@@ -18,6 +18,7 @@
 #include "bloom_core.h"
 #include "bloom_setops.h"
 #include "bloom_state.h"
+#include "bloom_final.h"
 #include "bloom_gaps.h"
 #include "bloom_scheme.h"
 #include "bloom_stats.h"
@@ -182,6 +183,10 @@ status_name(bloom_status s)
 			return "BLOOM_ERR_STATE_COUNT";
 		case BLOOM_ERR_GAPS_CODE:
 			return "BLOOM_ERR_GAPS_CODE";
+		case BLOOM_ERR_NO_MEMORY:
+			return "BLOOM_ERR_NO_MEMORY";
+		case BLOOM_ERR_THREAD:
+			return "BLOOM_ERR_THREAD";
 	}
 	return "(unknown status)";
 }
@@ -1414,6 +1419,139 @@ test_state_v2(void)
 	free(hashes);
 }
 
+/* ---- the threaded final (bloom_final.c) ---------------------------------- */
+
+/*
+ * The bits set on several threads are those bloom_build_from_hashes sets on
+ * one, for any split of the hashes into runs (empty ones included).
+ */
+static void
+final_same_bytes(const uint32_t *hashes, size_t n, int64_t bpk,
+				 const size_t *cuts, size_t ncuts, const char *what)
+{
+	static const unsigned threads[] = {1, 2, 3, 8};
+	bloom_geometry g;
+	bloom_hash_run runs[16];
+	uint8_t    *want,
+			   *got;
+	size_t		nruns = 0,
+				from = 0;
+
+	if (bloom_geometry_for(n, bpk, &g) != BLOOM_OK)
+	{
+		check(false, "%s: no geometry", what);
+		return;
+	}
+	for (size_t c = 0; c <= ncuts; c++)
+	{
+		size_t		to = c < ncuts ? cuts[c] : n;
+
+		runs[nruns].hashes = hashes + from;
+		runs[nruns++].n = to - from;
+		from = to;
+	}
+	want = calloc(1, g.filter_bytes);
+	got = malloc(g.filter_bytes);
+	bloom_build_from_hashes(want, &g, hashes, n);
+	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+	{
+		bloom_status st;
+
+		memset(got, 0, g.filter_bytes);
+		st = bloom_build_from_runs(got, &g, runs, nruns, threads[t]);
+		check(st == BLOOM_OK && memcmp(got, want, g.filter_bytes) == 0,
+			  "%s: %zu hashes, bpk %" PRId64 ", %zu runs, %u threads: %s",
+			  what, n, bpk, nruns, threads[t],
+			  st != BLOOM_OK ? status_name(st) : "different bytes");
+	}
+	free(got);
+	free(want);
+}
+
+static void
+test_final(void)
+{
+	size_t		n = 3000000;
+	uint32_t   *hashes = malloc(n * sizeof(uint32_t));
+	size_t		cuts[8];
+	bloom_geometry g;
+
+	group_begin("threaded final");
+	for (size_t i = 0; i < n; i++)
+		hashes[i] = (uint32_t) rng_next();
+
+	test_begin("same bytes as one thread, filters above the threaded size");
+	/* 3M hashes at 20 and 12 bits a key: 60M and 36M bits */
+	cuts[0] = 1000;
+	cuts[1] = 1000;				/* an empty run */
+	cuts[2] = 1234567;
+	cuts[3] = 2999999;
+	final_same_bytes(hashes, n, 20, cuts, 4, "uneven runs");
+	final_same_bytes(hashes, n, 12, cuts, 0, "one run");
+	/* k = 1 and k = 30 */
+	final_same_bytes(hashes, 2000000, 44, cuts, 3, "k = 30");
+	final_same_bytes(hashes, 2000000, 17, cuts, 3, "k = 11");
+	test_end();
+
+	test_begin("same bytes for small filters and no hashes");
+	final_same_bytes(hashes, 1000, 10, cuts, 0, "1000 hashes");
+	final_same_bytes(hashes, 0, 10, cuts, 0, "no hashes");
+	final_same_bytes(hashes, 100000, 1, cuts, 0, "k = 1");
+	test_end();
+
+	test_begin("threads worth it: one for small filters or few hashes");
+	bloom_geometry_for(1000000, 10, &g);
+	check(bloom_final_threads_for(&g, 1000000, 8) == 1, "10M bits: %u",
+		  bloom_final_threads_for(&g, 1000000, 8));
+	bloom_geometry_for(10000000, 10, &g);
+	check(bloom_final_threads_for(&g, 10000000, 8) == 8, "100M bits, 8: %u",
+		  bloom_final_threads_for(&g, 10000000, 8));
+	check(bloom_final_threads_for(&g, 10000000, 1) == 1, "max 1");
+	check(bloom_final_threads_for(&g, 600000, 8) == 2, "600k hashes: %u",
+		  bloom_final_threads_for(&g, 600000, 8));
+	test_end();
+
+	test_begin("cancel: finish joins promptly and says so; start and finish alone");
+	{
+		bloom_final_job *job;
+		uint8_t    *filter;
+		bloom_hash_run run = {hashes, n};
+		bloom_status st;
+
+		bloom_geometry_for(n, 40, &g);
+		filter = calloc(1, g.filter_bytes);
+		st = bloom_final_start(&job, filter, &g, &run, 1, 4);
+		check(st == BLOOM_OK, "start: %s", status_name(st));
+		if (st == BLOOM_OK)
+		{
+			bloom_final_cancel(job);
+			check(!bloom_final_finish(job), "a cancelled job said it completed");
+		}
+		/* waited for, a job completes */
+		memset(filter, 0, g.filter_bytes);
+		st = bloom_final_start(&job, filter, &g, &run, 1, 2);
+		if (st == BLOOM_OK)
+		{
+			while (!bloom_final_wait(job, 5))
+				;
+			check(bloom_final_finish(job), "a job waited for did not complete");
+		}
+		/* finished without waiting: finish joins, and it completes */
+		memset(filter, 0, g.filter_bytes);
+		st = bloom_final_start(&job, filter, &g, &run, 1, 3);
+		if (st == BLOOM_OK)
+			check(bloom_final_finish(job), "finish without wait did not complete");
+		check(bloom_final_start(&job, filter, &g, &run, 1, 1) == BLOOM_ERR_THREAD &&
+			  bloom_final_start(&job, filter, &g, &run, 1, BLOOM_MAX_FINAL_THREADS + 1) ==
+			  BLOOM_ERR_THREAD, "thread counts out of range accepted");
+		free(filter);
+	}
+	test_end();
+
+	group_end();
+	free(hashes);
+}
+
 /* ---- bit counts, estimates and sizing (bloom_stats.c) ----------------- */
 
 static void
@@ -2554,6 +2692,7 @@ main(int argc, char **argv)
 	test_stats_beyond_2_32();
 	test_sizing();
 	test_gaps();
+	test_final();
 	test_setops();
 	test_hash();
 	test_prepared();

@@ -1,0 +1,449 @@
+/*
+ * bloom_final.c
+ *		Setting a filter's bits on several threads (see bloom_final.h).
+ *
+ * A large filter is set fastest by bucketing the probe positions by region
+ * of the bit array and setting a bucket at once, its region's cache lines
+ * fetched once for many bits (bloom_prepared_set_hashes_buffered).  Here
+ * every thread has its own buckets, one per region, and the threads go in
+ * rounds of two steps:
+ *	1. each takes hashes (in blocks, from a cursor over the runs that all
+ *	   share) and appends their positions to its buckets, until one of them
+ *	   is full;
+ *	2. region r is set by thread r % T alone, from every thread's bucket r.
+ * Each byte is therefore written by one thread in a step, and the steps are
+ * separated by barriers: no locks, no atomics per bit.  A hash whose
+ * positions did not all fit is simply taken again in the next round:
+ * setting a bit twice changes nothing.  So the bits, and the bytes, are
+ * those of one thread, for any number of threads.
+ *
+ * The barrier's last arriver decides, for all, whether to go on: when every
+ * thread ran out of hashes in a round, or when the job is cancelled.  A
+ * thread that stopped on its own would leave the others waiting forever.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE				/* CLOCK_MONOTONIC and pthreads under -std=c99 */
+#endif
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bloom_final.h"
+
+/* Filters below this many bits fit the caches: one thread sets them best. */
+#define THREADED_MIN_BITS	(UINT64_C(1) << 25)
+/* Hashes each thread should have at least. */
+#define THREADED_MIN_HASHES_PER_THREAD ((uint64_t) 1 << 18)
+/* Regions of at least 2^21 bits (256 kB), at most this many. */
+#define REGION_SHIFT_MIN	21
+#define REGIONS_MAX			256
+/* Positions a bucket holds at least. */
+#define BUCKET_MIN			1024
+/* Hashes a thread takes from the shared cursor at once. */
+#define CLAIM_BLOCK			16384
+
+typedef struct thread_state
+{
+	struct bloom_final_job *job;
+	unsigned	id;
+	pthread_t	thread;
+	bool		started;
+	/* the block of hashes taken: run, position and end within it */
+	size_t		run;
+	size_t		pos;
+	size_t		end;
+	bool		exhausted;		/* no hashes left after this round */
+	uint32_t  **cursor;			/* per region: the next free slot */
+	uint32_t   *buckets;		/* nregions * cap positions */
+} thread_state;
+
+struct bloom_final_job
+{
+	uint8_t    *bit_array;
+	bloom_prepared prepared;
+	unsigned	shift;
+	size_t		nregions;
+	size_t		cap;			/* positions per bucket */
+	const bloom_hash_run *runs;
+	size_t		nruns;
+	unsigned	nthreads;
+
+	pthread_mutex_t lock;
+	pthread_cond_t barrier_cond;
+	pthread_cond_t done_cond;
+	/* all below under lock */
+	size_t		claim_run;		/* the shared cursor */
+	size_t		claim_pos;
+	unsigned	arrived;
+	uint64_t	generation;
+	bool		go;				/* every thread started: begin */
+	bool		abort_start;	/* a thread could not start: leave at once */
+	bool		cancelled;
+	bool		stop;			/* the barrier's decision: leave the loop */
+	bool		completed;
+	unsigned	running;
+	thread_state threads[];
+};
+
+unsigned
+bloom_final_threads_for(const bloom_geometry *geometry, uint64_t nhashes,
+						unsigned max)
+{
+	uint64_t	by_hashes = nhashes / THREADED_MIN_HASHES_PER_THREAD;
+
+	if (max > BLOOM_MAX_FINAL_THREADS)
+		max = BLOOM_MAX_FINAL_THREADS;
+	if (max <= 1 || geometry->bits < THREADED_MIN_BITS || by_hashes < 2)
+		return 1;
+	return by_hashes < max ? (unsigned) by_hashes : max;
+}
+
+/* ---- the threads ----------------------------------------------------- */
+
+/*
+ * Wait for every thread; the last to arrive decides, under the lock, what
+ * all of them do next.  Returns that decision: true to stop.
+ */
+static bool
+barrier(bloom_final_job *job, bool last_round_check)
+{
+	bool		stop;
+
+	pthread_mutex_lock(&job->lock);
+	if (++job->arrived == job->nthreads)
+	{
+		bool		all_exhausted = true;
+
+		for (unsigned t = 0; t < job->nthreads; t++)
+			all_exhausted &= job->threads[t].exhausted;
+		job->stop = job->cancelled || (last_round_check && all_exhausted);
+		if (last_round_check && all_exhausted && !job->cancelled)
+			job->completed = true;
+		job->arrived = 0;
+		job->generation++;
+		pthread_cond_broadcast(&job->barrier_cond);
+	}
+	else
+	{
+		uint64_t	generation = job->generation;
+
+		while (generation == job->generation)
+			pthread_cond_wait(&job->barrier_cond, &job->lock);
+	}
+	stop = job->stop;
+	pthread_mutex_unlock(&job->lock);
+	return stop;
+}
+
+/* Take the next block of hashes; false when none is left. */
+static bool
+claim(bloom_final_job *job, thread_state *ts)
+{
+	bool		got = false;
+
+	pthread_mutex_lock(&job->lock);
+	while (job->claim_run < job->nruns &&
+		   job->claim_pos >= job->runs[job->claim_run].n)
+	{
+		job->claim_run++;
+		job->claim_pos = 0;
+	}
+	if (job->claim_run < job->nruns)
+	{
+		size_t		n = job->runs[job->claim_run].n - job->claim_pos;
+
+		ts->run = job->claim_run;
+		ts->pos = job->claim_pos;
+		ts->end = ts->pos + (n < CLAIM_BLOCK ? n : CLAIM_BLOCK);
+		job->claim_pos = ts->end;
+		got = true;
+	}
+	pthread_mutex_unlock(&job->lock);
+	return got;
+}
+
+/* Step 1: positions into this thread's buckets until one is full. */
+static void
+fill_buckets(bloom_final_job *job, thread_state *ts)
+{
+	const uint64_t mod_m = job->prepared.mod_m;
+	const uint64_t mod_d = job->prepared.mod_d;
+	const unsigned k = job->prepared.k;
+	const unsigned shift = job->shift;
+	uint32_t  **cursor = ts->cursor;
+	const size_t cap = job->cap;
+
+	for (;;)
+	{
+		const uint32_t *hashes;
+
+		if (ts->pos == ts->end && !claim(job, ts))
+		{
+			ts->exhausted = true;
+			return;
+		}
+		hashes = job->runs[ts->run].hashes;
+		while (ts->pos < ts->end)
+		{
+			uint32_t	h = hashes[ts->pos];
+			uint32_t	delta = bloom_probe_delta(h);
+
+			for (unsigned t = 0; t < k; t++)
+			{
+				uint32_t	bitpos = bloom_fastmod(h, mod_m, mod_d);
+				size_t		region = bitpos >> shift;
+				uint32_t   *c = cursor[region];
+
+				if (c == ts->buckets + (region + 1) * cap)
+					return;		/* full: this hash again next round */
+				*c = bitpos;
+				cursor[region] = c + 1;
+				h += delta;
+			}
+			ts->pos++;
+		}
+	}
+}
+
+/* Step 2: set this thread's regions from every thread's buckets. */
+static void
+set_regions(bloom_final_job *job, unsigned id)
+{
+	for (size_t r = id; r < job->nregions; r += job->nthreads)
+		for (unsigned t = 0; t < job->nthreads; t++)
+		{
+			thread_state *from = &job->threads[t];
+			uint32_t   *start = from->buckets + r * job->cap;
+
+			bloom_set_positions(job->bit_array, start,
+								(size_t) (from->cursor[r] - start));
+		}
+}
+
+static void *
+thread_main(void *arg)
+{
+	thread_state *ts = arg;
+	bloom_final_job *job = ts->job;
+	bool		leave;
+
+	pthread_mutex_lock(&job->lock);
+	while (!job->go && !job->abort_start)
+		pthread_cond_wait(&job->barrier_cond, &job->lock);
+	leave = job->abort_start;
+	pthread_mutex_unlock(&job->lock);
+
+	while (!leave)
+	{
+		fill_buckets(job, ts);
+		if (barrier(job, false))
+			break;
+		set_regions(job, ts->id);
+		leave = barrier(job, true);
+		/* every bucket was set in step 2: empty this thread's own */
+		for (size_t r = 0; r < job->nregions; r++)
+			ts->cursor[r] = ts->buckets + r * job->cap;
+	}
+
+	pthread_mutex_lock(&job->lock);
+	if (--job->running == 0)
+		pthread_cond_broadcast(&job->done_cond);
+	pthread_mutex_unlock(&job->lock);
+	return NULL;
+}
+
+/* ---- the caller's side -------------------------------------------------- */
+
+static void
+free_job(bloom_final_job *job)
+{
+	for (unsigned t = 0; t < job->nthreads; t++)
+	{
+		free(job->threads[t].cursor);
+		free(job->threads[t].buckets);
+	}
+	pthread_cond_destroy(&job->done_cond);
+	pthread_cond_destroy(&job->barrier_cond);
+	pthread_mutex_destroy(&job->lock);
+	free(job);
+}
+
+/* Join the threads started so far, after telling them to leave. */
+static void
+abort_started(bloom_final_job *job)
+{
+	pthread_mutex_lock(&job->lock);
+	job->abort_start = true;
+	pthread_cond_broadcast(&job->barrier_cond);
+	pthread_mutex_unlock(&job->lock);
+	for (unsigned t = 0; t < job->nthreads; t++)
+		if (job->threads[t].started)
+			pthread_join(job->threads[t].thread, NULL);
+}
+
+bloom_status
+bloom_final_start(bloom_final_job **jobp, uint8_t *filter,
+				  const bloom_geometry *geometry, const bloom_hash_run *runs,
+				  size_t nruns, unsigned nthreads)
+{
+	bloom_final_job *job;
+	pthread_condattr_t condattr;
+	sigset_t	all,
+				old;
+	size_t		scratch;
+	unsigned	shift = REGION_SHIFT_MIN;
+	bloom_status status = BLOOM_OK;
+
+	if (nthreads < 2 || nthreads > BLOOM_MAX_FINAL_THREADS)
+		return BLOOM_ERR_THREAD;
+	job = calloc(1, offsetof(bloom_final_job, threads) +
+				 nthreads * sizeof(thread_state));
+	if (job == NULL)
+		return BLOOM_ERR_NO_MEMORY;
+	job->bit_array = filter;
+	bloom_prepare(&job->prepared, geometry->bits, geometry->k);
+	filter[geometry->filter_bytes - 1] = (uint8_t) geometry->k;
+
+	/* positions are below mod_d: one bucket per region of that range */
+	while (((job->prepared.mod_d - 1) >> shift) + 1 > REGIONS_MAX)
+		shift++;
+	job->shift = shift;
+	job->nregions = (size_t) ((job->prepared.mod_d - 1) >> shift) + 1;
+	/* the one-thread scratch, shared out: memory does not grow with threads */
+	scratch = bloom_set_scratch_size(geometry->bits);
+	job->cap = scratch / ((size_t) nthreads * job->nregions);
+	if (job->cap < BUCKET_MIN)
+		job->cap = BUCKET_MIN;
+	job->runs = runs;
+	job->nruns = nruns;
+	job->nthreads = nthreads;
+	job->running = nthreads;
+
+	pthread_mutex_init(&job->lock, NULL);
+	pthread_cond_init(&job->barrier_cond, NULL);
+	pthread_condattr_init(&condattr);
+	pthread_condattr_setclock(&condattr, CLOCK_MONOTONIC);
+	pthread_cond_init(&job->done_cond, &condattr);
+	pthread_condattr_destroy(&condattr);
+
+	for (unsigned t = 0; t < nthreads; t++)
+	{
+		thread_state *ts = &job->threads[t];
+
+		ts->job = job;
+		ts->id = t;
+		ts->buckets = malloc(job->nregions * job->cap * sizeof(uint32_t));
+		ts->cursor = malloc(job->nregions * sizeof(uint32_t *));
+		if (ts->buckets == NULL || ts->cursor == NULL)
+		{
+			free_job(job);
+			return BLOOM_ERR_NO_MEMORY;
+		}
+		bloom_advise_huge_pages(ts->buckets, job->nregions * job->cap * sizeof(uint32_t));
+		for (size_t r = 0; r < job->nregions; r++)
+			ts->cursor[r] = ts->buckets + r * job->cap;
+	}
+
+	/* threads inherit the creator's signal mask: none may take a signal */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (unsigned t = 0; t < nthreads && status == BLOOM_OK; t++)
+	{
+		if (pthread_create(&job->threads[t].thread, NULL, thread_main,
+						   &job->threads[t]) != 0)
+			status = BLOOM_ERR_THREAD;
+		else
+			job->threads[t].started = true;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+	if (status != BLOOM_OK)
+	{
+		abort_started(job);
+		free_job(job);
+		return status;
+	}
+	pthread_mutex_lock(&job->lock);
+	job->go = true;
+	pthread_cond_broadcast(&job->barrier_cond);
+	pthread_mutex_unlock(&job->lock);
+	*jobp = job;
+	return BLOOM_OK;
+}
+
+bool
+bloom_final_wait(bloom_final_job *job, unsigned timeout_ms)
+{
+	struct timespec deadline;
+	bool		done;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	deadline.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L)
+	{
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&job->lock);
+	while (job->running > 0)
+		if (pthread_cond_timedwait(&job->done_cond, &job->lock, &deadline) == ETIMEDOUT)
+			break;
+	done = job->running == 0;
+	pthread_mutex_unlock(&job->lock);
+	return done;
+}
+
+void
+bloom_final_cancel(bloom_final_job *job)
+{
+	pthread_mutex_lock(&job->lock);
+	job->cancelled = true;
+	pthread_mutex_unlock(&job->lock);
+}
+
+bool
+bloom_final_finish(bloom_final_job *job)
+{
+	bool		completed;
+
+	for (unsigned t = 0; t < job->nthreads; t++)
+		pthread_join(job->threads[t].thread, NULL);
+	completed = job->completed;
+	free_job(job);
+	return completed;
+}
+
+bloom_status
+bloom_build_from_runs(uint8_t *filter, const bloom_geometry *geometry,
+					  const bloom_hash_run *runs, size_t nruns,
+					  unsigned nthreads)
+{
+	bloom_final_job *job;
+	bloom_status status;
+
+	if (nthreads <= 1)
+	{
+		size_t		scratch_size = bloom_set_scratch_size(geometry->bits);
+		uint32_t   *scratch = scratch_size > 0 ?
+			malloc(scratch_size * sizeof(uint32_t)) : NULL;
+
+		if (scratch_size > 0 && scratch == NULL)
+			return BLOOM_ERR_NO_MEMORY;
+		for (size_t r = 0; r < nruns; r++)
+			bloom_build_from_hashes_scratch(filter, geometry, runs[r].hashes,
+											runs[r].n, scratch, scratch_size);
+		filter[geometry->filter_bytes - 1] = (uint8_t) geometry->k;
+		free(scratch);
+		return BLOOM_OK;
+	}
+	status = bloom_final_start(&job, filter, geometry, runs, nruns, nthreads);
+	if (status != BLOOM_OK)
+		return status;
+	while (!bloom_final_wait(job, 1000))
+		;
+	return bloom_final_finish(job) ? BLOOM_OK : BLOOM_ERR_THREAD;
+}

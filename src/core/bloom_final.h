@@ -1,0 +1,71 @@
+/*
+ * bloom_final.h
+ *		Setting a filter's bits from many key hashes on several threads.
+ *		No PostgreSQL dependency: the threads run nothing but this file's
+ *		code, allocate with malloc, and have every signal blocked.
+ *
+ * A job is started, waited for (a short while at a time, so that the
+ * caller can check for its own interrupts), cancelled if the caller must
+ * stop, and always finished: finishing joins every thread and frees every
+ * byte, on every path.
+ */
+#ifndef BLOOM_FINAL_H
+#define BLOOM_FINAL_H
+
+#include "bloom_core.h"
+
+BLOOM_BEGIN_PRIVATE
+
+/* The most threads a job may use. */
+#define BLOOM_MAX_FINAL_THREADS		64
+
+/* Some hashes: every one of them sets its key's bits. */
+typedef struct bloom_hash_run
+{
+	const uint32_t *hashes;
+	size_t		n;
+} bloom_hash_run;
+
+typedef struct bloom_final_job bloom_final_job;
+
+/*
+ * How many threads setting the bits of nhashes hashes into a filter of
+ * this geometry is worth, at most max: 1 (set them on the caller's thread)
+ * for a filter that fits the CPU caches or for few hashes.
+ */
+extern unsigned bloom_final_threads_for(const bloom_geometry *geometry,
+										uint64_t nhashes, unsigned max);
+
+/*
+ * Start setting, into filter (zeroed, geometry->filter_bytes long, its k
+ * byte written here), the bits of every hash of the runs, on nthreads
+ * threads (2 .. BLOOM_MAX_FINAL_THREADS).  The runs and their hashes must
+ * stay as they are until bloom_final_finish.  On an error status nothing
+ * is left running or allocated.
+ */
+extern bloom_status bloom_final_start(bloom_final_job **job, uint8_t *filter,
+									  const bloom_geometry *geometry,
+									  const bloom_hash_run *runs, size_t nruns,
+									  unsigned nthreads);
+
+/* Wait up to timeout_ms; true once every bit is set (or the job stopped). */
+extern bool bloom_final_wait(bloom_final_job *job, unsigned timeout_ms);
+
+/* Ask the threads to stop at their next step (a few ms of work at most). */
+extern void bloom_final_cancel(bloom_final_job *job);
+
+/*
+ * Join every thread and free the job; true if every bit was set, false if
+ * it was cancelled first.  Exactly once after a successful start.
+ */
+extern bool bloom_final_finish(bloom_final_job *job);
+
+/* Start, wait and finish; nthreads 1 sets the bits on this thread. */
+extern bloom_status bloom_build_from_runs(uint8_t *filter,
+										  const bloom_geometry *geometry,
+										  const bloom_hash_run *runs,
+										  size_t nruns, unsigned nthreads);
+
+BLOOM_END_PRIVATE
+
+#endif							/* BLOOM_FINAL_H */

@@ -1,0 +1,107 @@
+/*
+ * bloom_final_pg.c
+ *		Setting the filter's bits at the end of bloom_agg, on the core's
+ *		threads, and the setting that bounds them (bloomfilter.max_final_threads).
+ *
+ * The core (bloom_final.c) owns the threads: they run no PostgreSQL code,
+ * allocate nothing through palloc and have every signal blocked.  This
+ * backend's own thread only waits for them, a short while at a time, and
+ * checks for interrupts in between; a cancel, a statement_timeout or any
+ * error then stops the threads and joins them before the error goes on.
+ */
+#include "postgres.h"
+
+#include "bloom_compat.h"
+
+#include "miscadmin.h"
+BLOOM_SERVER_HEADERS_BEGIN
+#include "utils/guc.h"
+BLOOM_SERVER_HEADERS_END
+
+#include "bloom_final.h"
+#include "bloom_pg.h"
+
+/* Hashes set between checks for a cancel, on one thread. */
+#define SERIAL_INTERRUPT_BATCH	(1 << 18)
+
+/* How long the backend waits for the threads between interrupt checks. */
+#define WAIT_MS		20
+
+int			bloom_max_final_threads = BLOOM_DEFAULT_FINAL_THREADS;
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	DefineCustomIntVariable("bloomfilter.max_final_threads",
+							"Sets the most threads bloom_agg's final function sets filter bits on.",
+							"1 sets them on the backend's own thread. Small filters always use one.",
+							&bloom_max_final_threads,
+							BLOOM_DEFAULT_FINAL_THREADS, 1, BLOOM_MAX_FINAL_THREADS,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	bloom_reserve_guc_prefix("bloomfilter");
+}
+
+static void
+build_serially(uint8 *filter, const bloom_geometry *geometry,
+			   const bloom_hash_run *runs, int nruns)
+{
+	uint32	   *scratch;
+	size_t		scratch_size;
+
+	/*
+	 * A filter larger than the CPU caches is set faster through a few MB of
+	 * scratch space (bloom_prepared_set_hashes_buffered).
+	 */
+	scratch_size = bloom_set_scratch_size(geometry->bits);
+	scratch = scratch_size > 0 ? palloc(scratch_size * sizeof(uint32)) : NULL;
+	if (scratch != NULL)
+		bloom_advise_huge_pages(scratch, scratch_size * sizeof(uint32));
+
+	/* in batches, so that a cancel stops a final over a billion keys */
+	for (int r = 0; r < nruns; r++)
+		for (size_t done = 0; done < runs[r].n; done += SERIAL_INTERRUPT_BATCH)
+		{
+			CHECK_FOR_INTERRUPTS();
+			bloom_build_from_hashes_scratch(filter, geometry, runs[r].hashes + done,
+											Min(runs[r].n - done, SERIAL_INTERRUPT_BATCH),
+											scratch, scratch_size);
+		}
+	if (scratch != NULL)
+		pfree(scratch);
+	filter[geometry->filter_bytes - 1] = (uint8) geometry->k;
+}
+
+void
+bloom_build_filter_from_runs(uint8 *filter, const bloom_geometry *geometry,
+							 const bloom_hash_run *runs, int nruns,
+							 uint64 nhashes)
+{
+	bloom_final_job *job;
+	unsigned	nthreads = bloom_final_threads_for(geometry, nhashes,
+												   (unsigned) bloom_max_final_threads);
+
+	if (nthreads <= 1 ||
+		bloom_final_start(&job, filter, geometry, runs, nruns, nthreads) != BLOOM_OK)
+	{
+		/* one thread asked for, or threads not to be had: this one */
+		build_serially(filter, geometry, runs, nruns);
+		return;
+	}
+
+	PG_TRY();
+	{
+		while (!bloom_final_wait(job, WAIT_MS))
+			CHECK_FOR_INTERRUPTS();
+	}
+	PG_CATCH();
+	{
+		bloom_final_cancel(job);
+		(void) bloom_final_finish(job);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (!bloom_final_finish(job))
+		elog(ERROR, "bloom_agg's final threads stopped before they were done");
+}
