@@ -61,7 +61,8 @@ typedef enum bloom_status
 	BLOOM_ERR_STATE_COUNT,		/* counts disagree with each other or the length */
 	BLOOM_ERR_GAPS_CODE,		/* a gap-coded hash set that does not decode */
 	BLOOM_ERR_NO_MEMORY,		/* the core could not allocate its memory */
-	BLOOM_ERR_THREAD			/* a thread could not be started */
+	BLOOM_ERR_THREAD,			/* a thread could not be started */
+	BLOOM_ERR_CANCELLED			/* threaded work stopped by its caller */
 } bloom_status;
 
 /* The rule a status says was broken, as a full sentence. */

@@ -357,6 +357,8 @@ bloom_status_message(bloom_status status)
 			return "The memory the threads need could not be allocated.";
 		case BLOOM_ERR_THREAD:
 			return "A thread could not be started.";
+		case BLOOM_ERR_CANCELLED:
+			return "The work was cancelled before it was done.";
 	}
 	return "Unknown error.";
 }

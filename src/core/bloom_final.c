@@ -2,7 +2,8 @@
  * bloom_final.c
  *		Setting a filter's bits on several threads (see bloom_final.h).
  *
- * A large filter is set fastest by bucketing the probe positions by region
+ * Coded runs are decoded first, each by one thread, the threads taking
+ * runs in turn.  Then, a large filter is set fastest by bucketing the probe positions by region
  * of the bit array and setting a bucket at once, its region's cache lines
  * fetched once for many bits (bloom_prepared_set_hashes_buffered).  Here
  * every thread has its own buckets, one per region, and the threads go in
@@ -32,6 +33,7 @@
 #include <time.h>
 
 #include "bloom_final.h"
+#include "bloom_gaps.h"
 
 /* Filters below this many bits fit the caches: one thread sets them best. */
 #define THREADED_MIN_BITS	(UINT64_C(1) << 25)
@@ -77,6 +79,8 @@ struct bloom_final_job
 	/* all below under lock */
 	size_t		claim_run;		/* the shared cursor */
 	size_t		claim_pos;
+	size_t		decode_next;	/* the next run to decode, if coded */
+	bloom_status decode_status;
 	unsigned	arrived;
 	uint64_t	generation;
 	bool		go;				/* every thread started: begin */
@@ -223,6 +227,48 @@ set_regions(bloom_final_job *job, unsigned id)
 		}
 }
 
+bloom_status
+bloom_hash_run_decode(const bloom_hash_run *run)
+{
+	if (run->code == NULL)
+		return BLOOM_OK;
+	return bloom_gaps_decode(run->code, run->code_len, run->n,
+							 bloom_gaps_rice_param(run->n), run->decode_into);
+}
+
+/*
+ * Step 0: decode the coded runs, a whole run per thread at a time.  The
+ * first failure stops the job.
+ */
+static void
+decode_runs(bloom_final_job *job)
+{
+	for (;;)
+	{
+		size_t		r;
+		bloom_status status;
+
+		pthread_mutex_lock(&job->lock);
+		while (job->decode_next < job->nruns &&
+			   job->runs[job->decode_next].code == NULL)
+			job->decode_next++;
+		r = job->decode_next++;
+		pthread_mutex_unlock(&job->lock);
+		if (r >= job->nruns)
+			return;
+		status = bloom_hash_run_decode(&job->runs[r]);
+		if (status != BLOOM_OK)
+		{
+			pthread_mutex_lock(&job->lock);
+			if (job->decode_status == BLOOM_OK)
+				job->decode_status = status;
+			job->cancelled = true;
+			pthread_mutex_unlock(&job->lock);
+			return;
+		}
+	}
+}
+
 static void *
 thread_main(void *arg)
 {
@@ -235,6 +281,12 @@ thread_main(void *arg)
 		pthread_cond_wait(&job->barrier_cond, &job->lock);
 	leave = job->abort_start;
 	pthread_mutex_unlock(&job->lock);
+
+	if (!leave)
+	{
+		decode_runs(job);
+		leave = barrier(job, false);
+	}
 
 	while (!leave)
 	{
@@ -405,16 +457,17 @@ bloom_final_cancel(bloom_final_job *job)
 	pthread_mutex_unlock(&job->lock);
 }
 
-bool
+bloom_status
 bloom_final_finish(bloom_final_job *job)
 {
-	bool		completed;
+	bloom_status status;
 
 	for (unsigned t = 0; t < job->nthreads; t++)
 		pthread_join(job->threads[t].thread, NULL);
-	completed = job->completed;
+	status = job->decode_status != BLOOM_OK ? job->decode_status :
+		job->completed ? BLOOM_OK : BLOOM_ERR_CANCELLED;
 	free_job(job);
-	return completed;
+	return status;
 }
 
 bloom_status
@@ -434,8 +487,16 @@ bloom_build_from_runs(uint8_t *filter, const bloom_geometry *geometry,
 		if (scratch_size > 0 && scratch == NULL)
 			return BLOOM_ERR_NO_MEMORY;
 		for (size_t r = 0; r < nruns; r++)
+		{
+			status = bloom_hash_run_decode(&runs[r]);
+			if (status != BLOOM_OK)
+			{
+				free(scratch);
+				return status;
+			}
 			bloom_build_from_hashes_scratch(filter, geometry, runs[r].hashes,
 											runs[r].n, scratch, scratch_size);
+		}
 		filter[geometry->filter_bytes - 1] = (uint8_t) geometry->k;
 		free(scratch);
 		return BLOOM_OK;
@@ -445,5 +506,5 @@ bloom_build_from_runs(uint8_t *filter, const bloom_geometry *geometry,
 		return status;
 	while (!bloom_final_wait(job, 1000))
 		;
-	return bloom_final_finish(job) ? BLOOM_OK : BLOOM_ERR_THREAD;
+	return bloom_final_finish(job);
 }

@@ -19,12 +19,24 @@ BLOOM_BEGIN_PRIVATE
 /* The most threads a job may use. */
 #define BLOOM_MAX_FINAL_THREADS		64
 
-/* Some hashes: every one of them sets its key's bits. */
+/*
+ * Some hashes: every one of them sets its key's bits.  A run may come as
+ * the gap code of n sorted distinct hashes (bloom_gaps.h, with parameter
+ * bloom_gaps_rice_param(n)): code is then not NULL, and the hashes are
+ * decoded into decode_into (room for n), at which hashes points.  The
+ * decoding is fully checked, and spread over the threads with the rest.
+ */
 typedef struct bloom_hash_run
 {
 	const uint32_t *hashes;
 	size_t		n;
+	const uint8_t *code;
+	size_t		code_len;
+	uint32_t   *decode_into;
 } bloom_hash_run;
+
+/* Decode a coded run (nothing to do for another). */
+extern bloom_status bloom_hash_run_decode(const bloom_hash_run *run);
 
 typedef struct bloom_final_job bloom_final_job;
 
@@ -55,10 +67,11 @@ extern bool bloom_final_wait(bloom_final_job *job, unsigned timeout_ms);
 extern void bloom_final_cancel(bloom_final_job *job);
 
 /*
- * Join every thread and free the job; true if every bit was set, false if
- * it was cancelled first.  Exactly once after a successful start.
+ * Join every thread and free the job: BLOOM_OK if every bit was set,
+ * BLOOM_ERR_CANCELLED if it was cancelled first, or a coded run's decoding
+ * status.  Exactly once after a successful start.
  */
-extern bool bloom_final_finish(bloom_final_job *job);
+extern bloom_status bloom_final_finish(bloom_final_job *job);
 
 /* Start, wait and finish; nthreads 1 sets the bits on this thread. */
 extern bloom_status bloom_build_from_runs(uint8_t *filter,

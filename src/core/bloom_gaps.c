@@ -156,9 +156,13 @@ refill(bit_reader *rd)
 	}
 }
 
-bloom_status
-bloom_gaps_decode(const uint8_t *code, size_t len, uint64_t n, unsigned r,
-				  uint32_t *out)
+/*
+ * Decode the first n hashes; with whole, n is all of them and the code must
+ * end exactly after them.
+ */
+static inline bloom_status
+decode(const uint8_t *code, size_t len, uint64_t n, unsigned r,
+	   uint32_t *out, bool whole)
 {
 	bit_reader	rd = {code, len, 0, 0, 0};
 	uint64_t	next = 0;		/* the smallest value the next hash may take */
@@ -215,9 +219,23 @@ bloom_gaps_decode(const uint8_t *code, size_t len, uint64_t n, unsigned r,
 	 * rest of that byte is 0.  The unread bits are buf's avail bits and the
 	 * bytes not loaded: fewer than 8 in all, and all 0.
 	 */
-	if (rd.pos != len || rd.avail >= 8 || rd.buf != 0)
+	if (whole && (rd.pos != len || rd.avail >= 8 || rd.buf != 0))
 		return BLOOM_ERR_GAPS_CODE;
 	return BLOOM_OK;
+}
+
+bloom_status
+bloom_gaps_decode(const uint8_t *code, size_t len, uint64_t n, unsigned r,
+				  uint32_t *out)
+{
+	return decode(code, len, n, r, out, true);
+}
+
+bloom_status
+bloom_gaps_decode_prefix(const uint8_t *code, size_t len, uint64_t m,
+						 unsigned r, uint32_t *out)
+{
+	return decode(code, len, m, r, out, false);
 }
 
 /* ---- making a sorted set ------------------------------------------------- */

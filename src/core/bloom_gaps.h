@@ -56,6 +56,14 @@ extern bloom_status bloom_gaps_decode(const uint8_t *code, size_t len,
 									  uint64_t n, unsigned r, uint32_t *out);
 
 /*
+ * Decode only the first m hashes of a code (of any number of hashes >= m),
+ * with every check but the ones on how the code ends.
+ */
+extern bloom_status bloom_gaps_decode_prefix(const uint8_t *code, size_t len,
+											 uint64_t m, unsigned r,
+											 uint32_t *out);
+
+/*
  * Sort n hashes and drop repeats, in place: the first (returned) count of
  * hashes then increase strictly.  scratch holds n hashes.  Linear in n.
  */

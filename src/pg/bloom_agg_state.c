@@ -89,6 +89,8 @@ new_chunk(MemoryContext cxt, uint64 capacity)
 	chunk->nhashes = 0;
 	chunk->capacity = capacity;
 	chunk->sorted = false;
+	chunk->coded = false;
+	chunk->code_len = 0;
 	/* the hashes are written only now: huge pages mean far fewer faults */
 	bloom_advise_huge_pages(chunk->hashes, capacity * sizeof(uint32));
 	return chunk;
@@ -120,6 +122,12 @@ count_keys(BloomAggState *state, uint64 nkeys)
 }
 
 /* ---- sorted runs -------------------------------------------------------- */
+
+/*
+ * Version 2 states of at least this many hashes are kept coded when
+ * absorbed, and decoded by the final's threads.
+ */
+#define CODED_RUN_MIN	((uint64) 1 << 16)
 
 static uint32 *
 scratch_for(BloomAggState *state, uint64 nhashes)
@@ -215,6 +223,32 @@ add_sorted_run(BloomAggState *state, BloomAggRun *run)
 }
 
 /*
+ * A run's hashes as the final and the sort take them: a coded run's code,
+ * to be decoded into decode_into (which may be NULL if the caller decodes
+ * it elsewhere).
+ */
+static void
+run_as_hash_run(const BloomAggRun *run, bloom_hash_run *out,
+				uint32 *decode_into)
+{
+	out->n = run->nhashes;
+	if (run->coded)
+	{
+		out->hashes = decode_into;
+		out->code = (const uint8 *) run->hashes;
+		out->code_len = run->code_len;
+		out->decode_into = decode_into;
+	}
+	else
+	{
+		out->hashes = run->hashes;
+		out->code = NULL;
+		out->code_len = 0;
+		out->decode_into = NULL;
+	}
+}
+
+/*
  * A new run of the distinct hashes of parts, made in the scratch (the
  * parts copied, then sorted in place with the rest as the sort's scratch).
  */
@@ -230,7 +264,19 @@ sort_into_run(BloomAggState *state, const bloom_hash_run *parts, int nparts,
 
 	for (i = 0; i < nparts; i++)
 	{
-		memcpy(scratch + at, parts[i].hashes, parts[i].n * sizeof(uint32));
+		if (parts[i].code != NULL)
+		{
+			bloom_hash_run coded = parts[i];
+			bloom_status status;
+
+			coded.decode_into = scratch + at;
+			status = bloom_hash_run_decode(&coded);
+			if (status != BLOOM_OK)
+				bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED,
+									 "bloom_agg_state value");
+		}
+		else
+			memcpy(scratch + at, parts[i].hashes, parts[i].n * sizeof(uint32));
 		at += parts[i].n;
 	}
 	Assert(at == total);
@@ -240,6 +286,8 @@ sort_into_run(BloomAggState *state, const bloom_hash_run *parts, int nparts,
 	run->next = NULL;
 	run->nhashes = run->capacity = ndistinct;
 	run->sorted = true;
+	run->coded = false;
+	run->code_len = 0;
 	memcpy(run->hashes, scratch, ndistinct * sizeof(uint32));
 	return run;
 }
@@ -324,10 +372,7 @@ flush_buffer(BloomAggState *state)
 	parts = palloc(nparts * sizeof(bloom_hash_run));
 	nparts = 0;
 	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
-	{
-		parts[nparts].hashes = chunk->hashes;
-		parts[nparts++].n = chunk->nhashes;
-	}
+		run_as_hash_run(chunk, &parts[nparts++], NULL);
 
 	nsample = sample_buffer(state, sample, sample_scratch);
 	if (nsample >= 0 && buffer_is_distinct(state, sample, nsample))
@@ -386,10 +431,7 @@ merge_runs(BloomAggState *state)
 
 	parts = palloc(state->nruns * sizeof(bloom_hash_run));
 	for (run = state->runs; run != NULL; run = run->next)
-	{
-		parts[nparts].hashes = run->hashes;
-		parts[nparts++].n = run->nhashes;
-	}
+		run_as_hash_run(run, &parts[nparts++], NULL);
 	merged = sort_into_run(state, parts, nparts, state->nrun_hashes);
 	pfree(parts);
 	for (run = state->runs; run != NULL; run = next)
@@ -464,7 +506,8 @@ static void
 compact(BloomAggState *state)
 {
 	flush_buffer(state);
-	if (state->nruns >= 2 || (state->nruns == 1 && !state->runs->sorted))
+	if (state->nruns >= 2 ||
+		(state->nruns == 1 && (!state->runs->sorted || state->runs->coded)))
 		merge_runs(state);
 }
 
@@ -612,6 +655,13 @@ detoasted_flat(Datum d, bloom_state_header *header)
 	return flat;
 }
 
+/* Room to decode nhashes hashes into, in the current context. */
+static uint32 *
+decode_room(uint64 nhashes)
+{
+	return alloc_hashes(CurrentMemoryContext, 0, Max(nhashes, 1));
+}
+
 void
 bloom_agg_state_view(Datum d, BloomAggStateView *view)
 {
@@ -637,16 +687,11 @@ bloom_agg_state_view(Datum d, BloomAggStateView *view)
 		view->runs = palloc((state->nruns + n) * sizeof(bloom_hash_run));
 		n = 0;
 		for (run = state->runs; run != NULL; run = run->next)
-		{
-			view->runs[n].hashes = run->hashes;
-			view->runs[n++].n = run->nhashes;
-		}
+			run_as_hash_run(run, &view->runs[n++],
+							run->coded ? decode_room(run->nhashes) : NULL);
 		for (chunk = state->first; chunk != NULL; chunk = chunk->next)
 			if (chunk->nhashes > 0)
-			{
-				view->runs[n].hashes = chunk->hashes;
-				view->runs[n++].n = chunk->nhashes;
-			}
+				run_as_hash_run(chunk, &view->runs[n++], NULL);
 		view->nruns = n;
 		return;
 	}
@@ -657,18 +702,26 @@ bloom_agg_state_view(Datum d, BloomAggStateView *view)
 	view->nkeys = header.nkeys;
 	view->nhashes = header.nhashes;
 	view->sorted = header.version == BLOOM_STATE_VERSION_GAPS;
-	view->runs = palloc(sizeof(bloom_hash_run));
+	view->runs = palloc0(sizeof(bloom_hash_run));
 	view->nruns = header.nhashes > 0 ? 1 : 0;
 	view->runs[0].n = header.nhashes;
-#ifndef WORDS_BIGENDIAN
-	if (header.version == BLOOM_STATE_VERSION_HASHES)
+	if (header.version == BLOOM_STATE_VERSION_GAPS)
 	{
-		view->runs[0].hashes = (const uint32 *) (bytes + header.payload_offset);
+		/* decoded, and checked, by the final, on its threads */
+		uint32	   *room = decode_room(header.nhashes);
+
+		view->runs[0].hashes = room;
+		view->runs[0].decode_into = room;
+		view->runs[0].code = bytes + header.payload_offset;
+		view->runs[0].code_len = header.payload_len;
 		return;
 	}
-#endif
+#ifndef WORDS_BIGENDIAN
+	view->runs[0].hashes = (const uint32 *) (bytes + header.payload_offset);
+#else
 	view->runs[0].hashes = read_hashes(bytes, &header, ERRCODE_DATA_CORRUPTED,
 									   CurrentMemoryContext, 0);
+#endif
 }
 
 void
@@ -688,14 +741,14 @@ bloom_agg_state_absorb(BloomAggState *state, Datum other)
 		count_keys(state, expanded->nkeys);
 		for (run = expanded->runs; run != NULL; run = run->next)
 		{
+			uint64		words = run->coded ? (run->code_len + 3) / 4 : run->nhashes;
 			BloomAggRun *copy = alloc_hashes(state->hdr.eoh_context,
 											 offsetof(BloomAggRun, hashes),
-											 run->nhashes);
+											 words);
 
-			copy->nhashes = copy->capacity = run->nhashes;
-			copy->sorted = run->sorted;
-			memcpy(copy->hashes, run->hashes, run->nhashes * sizeof(uint32));
-			if (run->sorted)
+			memcpy(copy, run, offsetof(BloomAggRun, hashes) + words * sizeof(uint32));
+			copy->capacity = words;
+			if (run->sorted && !run->coded)
 				add_sorted_run(state, copy);
 			else
 				add_run(state, copy, expanded->sketch, expanded->nsketch);
@@ -715,12 +768,46 @@ bloom_agg_state_absorb(BloomAggState *state, Datum other)
 
 		if (header.nhashes == 0)
 			return;
-		/* decoded straight into a run of the state: no copy */
-		run = read_hashes(bytes, &header, ERRCODE_DATA_CORRUPTED,
-						  state->hdr.eoh_context, offsetof(BloomAggRun, hashes));
-		run->nhashes = run->capacity = header.nhashes;
-		run->sorted = true;
-		add_sorted_run(state, run);
+		if (header.nhashes < CODED_RUN_MIN)
+		{
+			/* decoded straight into a run of the state: no copy */
+			run = read_hashes(bytes, &header, ERRCODE_DATA_CORRUPTED,
+							  state->hdr.eoh_context, offsetof(BloomAggRun, hashes));
+			run->nhashes = run->capacity = header.nhashes;
+			run->sorted = true;
+			run->coded = false;
+			run->code_len = 0;
+			add_sorted_run(state, run);
+		}
+		else
+		{
+			/*
+			 * Kept coded, 1.3 bytes a hash, for the final to decode on its
+			 * threads (a parallel leader's combine would otherwise decode
+			 * every worker's hashes on its one thread).  Its smallest
+			 * hashes, decoded now, go into the sketch.
+			 */
+			uint32		smallest[BLOOM_AGG_SKETCH_SIZE];
+			int			nsmallest = (int) Min(header.nhashes, BLOOM_AGG_SKETCH_SIZE);
+			bloom_status status;
+
+			status = bloom_gaps_decode_prefix(bytes + header.payload_offset,
+											  header.payload_len, nsmallest,
+											  bloom_gaps_rice_param(header.nhashes),
+											  smallest);
+			if (status != BLOOM_OK)
+				bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED,
+									 "bloom_agg_state value");
+			run = alloc_hashes(state->hdr.eoh_context, offsetof(BloomAggRun, hashes),
+							   (header.payload_len + 3) / 4);
+			run->nhashes = header.nhashes;
+			run->capacity = (header.payload_len + 3) / 4;
+			run->sorted = true;
+			run->coded = true;
+			run->code_len = header.payload_len;
+			memcpy(run->hashes, bytes + header.payload_offset, header.payload_len);
+			add_run(state, run, smallest, nsmallest);
+		}
 		merge_runs_if_worth_it(state);
 		return;
 	}

@@ -47,6 +47,12 @@ typedef struct BloomAggChunk
 	uint64		nhashes;
 	uint64		capacity;
 	bool		sorted;			/* strictly increasing (runs only) */
+	/*
+	 * A run absorbed from a version 2 state stays gap-coded, its code_len
+	 * bytes in hashes[], until the final decodes it on its threads.
+	 */
+	bool		coded;
+	Size		code_len;
 	uint32		hashes[FLEXIBLE_ARRAY_MEMBER];
 } BloomAggChunk;
 

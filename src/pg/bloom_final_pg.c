@@ -61,6 +61,12 @@ build_serially(uint8 *filter, const bloom_geometry *geometry,
 
 	/* in batches, so that a cancel stops a final over a billion keys */
 	for (int r = 0; r < nruns; r++)
+	{
+		bloom_status status = bloom_hash_run_decode(&runs[r]);
+
+		if (status != BLOOM_OK)
+			bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED,
+								 "bloom_agg_state value");
 		for (size_t done = 0; done < runs[r].n; done += SERIAL_INTERRUPT_BATCH)
 		{
 			CHECK_FOR_INTERRUPTS();
@@ -68,6 +74,7 @@ build_serially(uint8 *filter, const bloom_geometry *geometry,
 											Min(runs[r].n - done, SERIAL_INTERRUPT_BATCH),
 											scratch, scratch_size);
 		}
+	}
 	if (scratch != NULL)
 		pfree(scratch);
 	filter[geometry->filter_bytes - 1] = (uint8) geometry->k;
@@ -79,6 +86,7 @@ bloom_build_filter_from_runs(uint8 *filter, const bloom_geometry *geometry,
 							 uint64 nhashes)
 {
 	bloom_final_job *job;
+	bloom_status status;
 	unsigned	nthreads = bloom_final_threads_for(geometry, nhashes,
 												   (unsigned) bloom_max_final_threads);
 
@@ -102,6 +110,10 @@ bloom_build_filter_from_runs(uint8 *filter, const bloom_geometry *geometry,
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	if (!bloom_final_finish(job))
-		elog(ERROR, "bloom_agg's final threads stopped before they were done");
+	status = bloom_final_finish(job);
+	if (status == BLOOM_ERR_GAPS_CODE)
+		bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED, "bloom_agg_state value");
+	if (status != BLOOM_OK)
+		elog(ERROR, "bloom_agg's final threads stopped before they were done: %s",
+			 bloom_status_message(status));
 }

@@ -499,8 +499,8 @@ core_create_threaded(int bpk, const std::vector<std::string> &keys,
 	for (const std::string &key : keys)
 		hashes.push_back(bloom_key_hash(key.data(), key.size()));
 	cut = hashes.empty() ? 0 : cut % (hashes.size() + 1);
-	runs[0] = {hashes.data(), cut};
-	runs[1] = {hashes.data() + cut, hashes.size() - cut};
+	runs[0] = {hashes.data(), cut, nullptr, 0, nullptr};
+	runs[1] = {hashes.data() + cut, hashes.size() - cut, nullptr, 0, nullptr};
 	out->assign(geometry.filter_bytes, '\0');
 	return bloom_build_from_runs(reinterpret_cast<uint8_t *>(&(*out)[0]),
 								 &geometry, runs, 2, nthreads);

@@ -32,9 +32,9 @@ main(void)
 		x = x * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
 		hashes[i] = (uint32_t) (x >> 32);
 	}
-	runs[0] = (bloom_hash_run) {hashes, 700000};
-	runs[1] = (bloom_hash_run) {hashes + 700000, 0};
-	runs[2] = (bloom_hash_run) {hashes + 700000, n - 700000};
+	runs[0] = (bloom_hash_run) {hashes, 700000, NULL, 0, NULL};
+	runs[1] = (bloom_hash_run) {hashes + 700000, 0, NULL, 0, NULL};
+	runs[2] = (bloom_hash_run) {hashes + 700000, n - 700000, NULL, 0, NULL};
 	bloom_geometry_for(n, 20, &g);
 	want = calloc(1, g.filter_bytes);
 	got = malloc(g.filter_bytes);

@@ -187,6 +187,8 @@ status_name(bloom_status s)
 			return "BLOOM_ERR_NO_MEMORY";
 		case BLOOM_ERR_THREAD:
 			return "BLOOM_ERR_THREAD";
+		case BLOOM_ERR_CANCELLED:
+			return "BLOOM_ERR_CANCELLED";
 	}
 	return "(unknown status)";
 }
@@ -1446,8 +1448,8 @@ final_same_bytes(const uint32_t *hashes, size_t n, int64_t bpk,
 	{
 		size_t		to = c < ncuts ? cuts[c] : n;
 
-		runs[nruns].hashes = hashes + from;
-		runs[nruns++].n = to - from;
+		runs[nruns] = (bloom_hash_run) {hashes + from, to - from, NULL, 0, NULL};
+		nruns++;
 		from = to;
 	}
 	want = calloc(1, g.filter_bytes);
@@ -1499,6 +1501,62 @@ test_final(void)
 	final_same_bytes(hashes, 100000, 1, cuts, 0, "k = 1");
 	test_end();
 
+	test_begin("coded runs: decoded on the threads, same bytes; a damaged code is reported");
+	{
+		size_t		m = 1000000;
+		uint32_t   *sorted = malloc(m * sizeof(uint32_t));
+		uint32_t   *scratch = malloc(m * sizeof(uint32_t));
+		uint32_t   *decoded[2];
+		uint8_t    *code;
+		uint8_t    *want,
+				   *got;
+		size_t		d,
+					len;
+		unsigned	r;
+		bloom_hash_run runs[3];
+		static const unsigned threads[] = {1, 2, 8};
+
+		memcpy(sorted, hashes, m * sizeof(uint32_t));
+		d = bloom_sort_unique_hashes(sorted, m, scratch);
+		r = bloom_gaps_rice_param(d);
+		code = malloc(bloom_gaps_max_bytes(d, r));
+		len = bloom_gaps_encode(sorted, d, r, code);
+		/* 3M keys: one coded run, the same coded again, and plain hashes */
+		bloom_geometry_for(n, 20, &g);
+		want = calloc(1, g.filter_bytes);
+		got = malloc(g.filter_bytes);
+		bloom_build_from_hashes(want, &g, sorted, d);
+		bloom_build_from_hashes(want, &g, hashes + m, n - m);
+		for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+		{
+			bloom_status st;
+
+			decoded[0] = malloc(d * sizeof(uint32_t));
+			decoded[1] = malloc(d * sizeof(uint32_t));
+			runs[0] = (bloom_hash_run) {decoded[0], d, code, len, decoded[0]};
+			runs[1] = (bloom_hash_run) {decoded[1], d, code, len, decoded[1]};
+			runs[2] = (bloom_hash_run) {hashes + m, n - m, NULL, 0, NULL};
+			memset(got, 0, g.filter_bytes);
+			st = bloom_build_from_runs(got, &g, runs, 3, threads[t]);
+			check(st == BLOOM_OK && memcmp(got, want, g.filter_bytes) == 0,
+				  "%u threads: %s", threads[t],
+				  st != BLOOM_OK ? status_name(st) : "different bytes");
+			/* a code one byte short */
+			runs[1].code_len = len - 1;
+			st = bloom_build_from_runs(got, &g, runs, 3, threads[t]);
+			check(st == BLOOM_ERR_GAPS_CODE, "%u threads, damaged code: %s",
+				  threads[t], status_name(st));
+			free(decoded[0]);
+			free(decoded[1]);
+		}
+		free(got);
+		free(want);
+		free(code);
+		free(scratch);
+		free(sorted);
+	}
+	test_end();
+
 	test_begin("threads worth it: one for small filters or few hashes");
 	bloom_geometry_for(1000000, 10, &g);
 	check(bloom_final_threads_for(&g, 1000000, 8) == 1, "10M bits: %u",
@@ -1515,7 +1573,7 @@ test_final(void)
 	{
 		bloom_final_job *job;
 		uint8_t    *filter;
-		bloom_hash_run run = {hashes, n};
+		bloom_hash_run run = {hashes, n, NULL, 0, NULL};
 		bloom_status st;
 
 		bloom_geometry_for(n, 40, &g);
@@ -1525,7 +1583,8 @@ test_final(void)
 		if (st == BLOOM_OK)
 		{
 			bloom_final_cancel(job);
-			check(!bloom_final_finish(job), "a cancelled job said it completed");
+			st = bloom_final_finish(job);
+			check(st == BLOOM_ERR_CANCELLED, "a cancelled job said %s", status_name(st));
 		}
 		/* waited for, a job completes */
 		memset(filter, 0, g.filter_bytes);
@@ -1534,13 +1593,14 @@ test_final(void)
 		{
 			while (!bloom_final_wait(job, 5))
 				;
-			check(bloom_final_finish(job), "a job waited for did not complete");
+			st = bloom_final_finish(job);
+			check(st == BLOOM_OK, "a job waited for said %s", status_name(st));
 		}
 		/* finished without waiting: finish joins, and it completes */
 		memset(filter, 0, g.filter_bytes);
 		st = bloom_final_start(&job, filter, &g, &run, 1, 3);
 		if (st == BLOOM_OK)
-			check(bloom_final_finish(job), "finish without wait did not complete");
+			check(bloom_final_finish(job) == BLOOM_OK, "finish without wait did not complete");
 		check(bloom_final_start(&job, filter, &g, &run, 1, 1) == BLOOM_ERR_THREAD &&
 			  bloom_final_start(&job, filter, &g, &run, 1, BLOOM_MAX_FINAL_THREADS + 1) ==
 			  BLOOM_ERR_THREAD, "thread counts out of range accepted");
