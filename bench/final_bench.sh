@@ -1,0 +1,245 @@
+#!/usr/bin/env bash
+#
+# bench/final_bench.sh -- bloom_agg's scaling: the final's threads, parallel
+# workers, and where the parallel time goes.  Every query is timed by
+# pgbench (-n -f FILE -t 1, per-transaction log), the variants interleaved
+# round by round, so that the ratios come from one run on the same load.
+#
+#   bench/final_bench.sh                 10,000,000 md5 keys, 5 rounds
+#   bench/final_bench.sh --quick         200,000 keys, 1 round (a smoke test)
+#   bench/final_bench.sh --scaling       time and speed-up of bloom_agg and
+#                                        count(k) for 0, 1, 2, 4, 8 and 15
+#                                        workers (those the machine allows)
+#   options: --keys N, --reps R, --no-build
+#
+# Tables:
+#   1. serial: count(k), bloom_agg(k, 10) with bloomfilter.max_final_threads
+#      1, 2 and 4, hll_add_agg(hll_hash_text(k)) when postgresql-hll is
+#      installed; ratios to count(k) and hll;
+#   2. 2 workers: bloom_agg and count(k), and their speed-up over serial;
+#   3. the final alone, bloom_agg_finalfn over a stored state of all keys,
+#      by bloomfilter.max_final_threads (decoding the state included);
+#   4. the parallel plan's parts, from EXPLAIN ANALYZE (the workers' partial
+#      aggregates, the leader's combine and final), and the size of a
+#      worker's state in its binary and text forms.
+# Results are saved as bench/out/final-<UTC time>.md too.
+
+set -euo pipefail
+export LC_ALL=C
+
+KEYS=10000000
+REPS=5
+BUILD=1
+quick='' scaling='' opt_keys='' opt_reps=''
+
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+
+bench_split_opts '--keys --reps' "$@"
+set -- "${BENCH_ARGS[@]}"
+while [ $# -gt 0 ]; do
+	case $1 in
+	--keys)
+		bench_need_int "$1" "${2:-}"
+		opt_keys=$2
+		shift 2
+		;;
+	--reps)
+		bench_need_int "$1" "${2:-}"
+		opt_reps=$2
+		shift 2
+		;;
+	--quick) quick=1 && shift ;;
+	--scaling) scaling=1 && shift ;;
+	--no-build) BUILD='' && shift ;;
+	-h | --help)
+		sed -n '3,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
+		exit 0
+		;;
+	*)
+		echo "final_bench.sh: unknown option $1 (see --help)" >&2
+		exit 2
+		;;
+	esac
+done
+if [ -n "$quick" ]; then
+	KEYS=200000 REPS=1
+fi
+KEYS=${opt_keys:-$KEYS}
+REPS=${opt_reps:-$REPS}
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+REPO=$PWD
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+
+bench_prepare "$BUILD"
+bf_cluster_start
+CORES=$(nproc)
+MAX_WORKERS=15
+shared_mb=$(bench_shared_buffers_mb $((KEYS / 10000 * 2)) 256)
+bf_log "configuring: shared_buffers = ${shared_mb}MB, jit off, $MAX_WORKERS parallel workers at most"
+psql_c "ALTER SYSTEM SET shared_buffers = '${shared_mb}MB'" >/dev/null
+psql_c "ALTER SYSTEM SET jit = off" >/dev/null
+psql_c "ALTER SYSTEM SET autovacuum = off" >/dev/null
+psql_c "ALTER SYSTEM SET max_worker_processes = $((MAX_WORKERS + 2))" >/dev/null
+psql_c "ALTER SYSTEM SET max_parallel_workers = $MAX_WORKERS" >/dev/null
+bf_cluster_restart || exit 1
+
+psql_c "CREATE EXTENSION bloomfilter" >/dev/null
+HLL=''
+if psql_c "CREATE EXTENSION hll" >/dev/null 2>&1; then
+	HLL=1
+fi
+bf_log "making $KEYS md5 keys"
+psql_c "CREATE TABLE k AS SELECT md5(i::text) AS k FROM generate_series(1, $KEYS) i" >/dev/null
+psql_c "VACUUM ANALYZE k" >/dev/null
+psql_c "SELECT count(*) FROM k" >/dev/null
+PGBENCH=$BINDIR/pgbench
+
+# timed LABEL SQL: one pgbench transaction of SQL; appends "LABEL|ms"
+timed() {
+	local file=$WORK/q.sql log
+	printf '%s\n' "$2" >"$file"
+	rm -f "$WORK"/pgb.*
+	(cd "$WORK" && "$PGBENCH" -n -f "$file" -t 1 -l --log-prefix=pgb >/dev/null 2>"$WORK/pgbench.err") || {
+		cat "$WORK/pgbench.err" >&2
+		bf_err "pgbench failed on: $2"
+		exit 1
+	}
+	log=$(cat "$WORK"/pgb.*)
+	# client transaction latency_us script epoch epoch_us
+	awk -v l="$1" '{ printf "%s|%.3f\n", l, $3 / 1000 }' <<<"$log" >>"$WORK/times"
+}
+
+serial="SET max_parallel_workers_per_gather = 0;"
+two="SET max_parallel_workers_per_gather = 2; SET parallel_leader_participation = on;"
+: >"$WORK/times"
+for round in $(seq 1 "$REPS"); do
+	bf_log "round $round of $REPS"
+	timed "count serial" "$serial SELECT count(k) FROM k;"
+	for t in 1 2 4; do
+		timed "bloom_agg serial, $t final threads" "$serial SET bloomfilter.max_final_threads = $t; SELECT length(bloom_agg(k, 10)::bytea) FROM k;"
+	done
+	[ -n "$HLL" ] && timed "hll serial" "$serial SELECT hll_cardinality(hll_add_agg(hll_hash_text(k))) FROM k;"
+	timed "count 2 workers" "$two SELECT count(k) FROM k;"
+	timed "bloom_agg 2 workers" "$two SELECT length(bloom_agg(k, 10)::bytea) FROM k;"
+done
+
+stats=$(bench_stats <"$WORK/times" | sort)
+med() { awk -F'|' -v l="$1" '$1 == l { print $2 }' <<<"$stats"; }
+
+OUT=$REPO/bench/out/final-$(date -u +%Y%m%d-%H%M%S).md
+mkdir -p "$REPO/bench/out"
+{
+	bench_machine_report "keys:        $KEYS md5 keys, $REPS rounds, timed by pgbench"
+	echo
+	echo "#### 1. Serial, ms (median, min-max of $REPS)"
+	echo
+	echo "| query | median | min | max | / count(k) |"
+	echo "|---|---|---|---|---|"
+	while IFS='|' read -r label m lo hi _; do
+		case $label in *serial*) ;; *) continue ;; esac
+		echo "| $label | $m | $lo | $hi | $(bench_ratio "$m" "$(med "count serial")") |"
+	done <<<"$stats"
+	if [ -n "$HLL" ]; then
+		for t in 1 2 4; do
+			echo "bloom_agg ($t final threads) / hll_add_agg: $(bench_ratio "$(med "bloom_agg serial, $t final threads")" "$(med "hll serial")")"
+		done
+	else
+		echo "hll: not installed (postgresql-15-hll), no comparison"
+	fi
+	echo
+	echo "#### 2. 2 workers, ms"
+	echo
+	echo "| query | median | serial / 2 workers |"
+	echo "|---|---|---|"
+	echo "| count(k) | $(med "count 2 workers") | $(bench_ratio "$(med "count serial")" "$(med "count 2 workers")") |"
+	echo "| bloom_agg(k, 10) | $(med "bloom_agg 2 workers") | $(bench_ratio "$(med "bloom_agg serial, 4 final threads")" "$(med "bloom_agg 2 workers")") (against 4 final threads serial) |"
+} | tee "$OUT"
+
+# ---- 3. the final alone, by threads ------------------------------------------
+
+psql_c "SET max_parallel_workers_per_gather = 0; CREATE TABLE st AS SELECT bloom_agg_partial(k, 10) AS s FROM k" >/dev/null
+: >"$WORK/times"
+for round in $(seq 1 "$REPS"); do
+	for t in 1 2 4 8; do
+		timed "$t" "SET bloomfilter.max_final_threads = $t; SELECT length(bloom_agg_finalfn(s)::bytea) FROM st;"
+	done
+done
+stats=$(bench_stats <"$WORK/times" | sort -n)
+{
+	echo
+	echo "#### 3. bloom_agg_finalfn over a stored state of $KEYS keys, by bloomfilter.max_final_threads, ms"
+	echo
+	echo "| threads | median | min | max | speed-up |"
+	echo "|---|---|---|---|---|"
+	one=$(awk -F'|' '$1 == "1" { print $2 }' <<<"$stats")
+	while IFS='|' read -r t m lo hi _; do
+		echo "| $t | $m | $lo | $hi | $(bench_ratio "$one" "$m") |"
+	done <<<"$stats"
+} | tee -a "$OUT"
+
+# ---- 4. the parallel plan's parts ----------------------------------------------
+
+plan=$(psql_c "$two EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) SELECT length(bloom_agg(k, 10)::bytea) FROM k")
+third=$((KEYS / 3))
+sizes=$(psql_c "$serial SELECT pg_column_size(s), length(s::text) FROM (SELECT bloom_agg_partial(k, 10) AS s FROM (SELECT k FROM k LIMIT $third) x) y")
+{
+	echo
+	echo "#### 4. Where the 2-worker time goes (EXPLAIN ANALYZE, which adds its own overhead), ms"
+	echo
+	awk '
+		/Finalize Aggregate/ { match($0, /actual time=[0-9.]+\.\.[0-9.]+/); split(substr($0, RSTART + 12, RLENGTH - 12), f, "\\.\\."); fin = f[2] }
+		/->  Gather/ { match($0, /actual time=[0-9.]+\.\.[0-9.]+/); split(substr($0, RSTART + 12, RLENGTH - 12), g, "\\.\\."); gat = g[2] }
+		/->  Partial Aggregate/ { match($0, /actual time=[0-9.]+\.\.[0-9.]+/); split(substr($0, RSTART + 12, RLENGTH - 12), p, "\\.\\."); part = p[2] }
+		END {
+			printf "| step | ms |\n|---|---|\n"
+			printf "| partial aggregates (scan, hashing; per process, average) | %s |\n", part
+			printf "| gather done (the states serialized, moved, read) | %s |\n", gat
+			printf "| leader: combine and final | %.1f |\n", fin - gat
+			printf "| total | %s |\n", fin
+		}' <<<"$plan"
+	echo
+	echo "A worker's state of $third distinct keys: ${sizes%%|*} bytes binary ($(bench_ratio "${sizes%%|*}" "$third") a key), ${sizes#*|} text ($(bench_ratio "${sizes#*|}" "$third") a key)."
+} | tee -a "$OUT"
+
+# ---- scaling over workers ------------------------------------------------------
+
+if [ -n "$scaling" ]; then
+	: >"$WORK/times"
+	counts=()
+	skipped=()
+	for w in 0 1 2 4 8 15; do
+		if [ "$w" -le "$MAX_WORKERS" ] && [ "$w" -le $((CORES * 2)) ]; then
+			counts+=("$w")
+		else
+			skipped+=("$w")
+		fi
+	done
+	for round in $(seq 1 "$REPS"); do
+		for w in "${counts[@]}"; do
+			set_w="SET max_parallel_workers_per_gather = $w; SET parallel_setup_cost = 0; SET min_parallel_table_scan_size = 0;"
+			timed "bloom_agg|$w" "$set_w SELECT length(bloom_agg(k, 10)::bytea) FROM k;"
+			timed "count|$w" "$set_w SELECT count(k) FROM k;"
+		done
+	done
+	{
+		echo
+		echo "#### Scaling over parallel workers, $KEYS keys, ms (median of $REPS)"
+		echo
+		echo "| workers | bloom_agg | speed-up | count(k) | speed-up |"
+		echo "|---|---|---|---|---|"
+		awk -F'|' '{ print $1 "/" $2 "|" $3 }' "$WORK/times" | bench_stats | awk -F'|' '{ split($1, a, "/"); print a[2] "|" a[1] "|" $2 }' | sort -t'|' -k1,1n |
+			awk -F'|' '
+				{ t[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
+				END {
+					for (i = 1; i <= n; i++) {
+						w = order[i]
+						printf "| %s | %s | %.2f | %s | %.2f |\n", w, t[w, "bloom_agg"], t[0, "bloom_agg"] / t[w, "bloom_agg"], t[w, "count"], t[0, "count"] / t[w, "count"]
+					}
+				}'
+		[ "${#skipped[@]}" -eq 0 ] || echo "skipped worker counts: ${skipped[*]} (this machine has $CORES cores; counts above twice that only measure contention)"
+	} | tee -a "$OUT"
+fi
+echo
+bf_log "saved to $OUT"
