@@ -7,7 +7,9 @@
  *	- as a code of n hashes with parameter r: bloom_gaps_decode must read
  *	  nothing past it (it is a block of exactly its size), and when it
  *	  accepts it the hashes must increase strictly and bloom_gaps_encode
- *	  must give the same bytes back (every accepted code is canonical);
+ *	  must give the same bytes back (every accepted code is canonical),
+ *	  and bloom_gaps_decode_prefix must give its first hashes, for any
+ *	  count up to n; a prefix decode reads nothing past the code either;
  *	- as 4-byte hashes: sorted and made distinct, coded with a parameter of
  *	  at least 12 (so the code stays under a few MB), decoded back equal,
  *	  within bloom_gaps_max_bytes.
@@ -48,9 +50,25 @@ decode_case(unsigned r, uint64_t n, const uint8_t *data, size_t size)
 		FUZZ_CHECK(len == size && (size == 0 || memcmp(again, code, size) == 0),
 				   "accepted %zu bytes, which re-encode to %zu others", size, len);
 		free(again);
+		{
+			uint64_t	m = n / 2 + (n % 3);
+			uint32_t   *prefix = (uint32_t *) fuzz_alloc((m + 1) * sizeof(uint32_t));
+
+			if (m > n)
+				m = n;
+			FUZZ_CHECK(bloom_gaps_decode_prefix(code, size, m, r, prefix) == BLOOM_OK &&
+					   (m == 0 || memcmp(prefix, out, m * sizeof(uint32_t)) == 0),
+					   "the first %llu of %llu hashes decode differently alone",
+					   (unsigned long long) m, (unsigned long long) n);
+			free(prefix);
+		}
 	}
 	else
+	{
 		FUZZ_CHECK(st == BLOOM_ERR_GAPS_CODE, "status %d", (int) st);
+		/* a prefix of a bad code: any status, but no read past it (ASan) */
+		(void) bloom_gaps_decode_prefix(code, size, n / 2, r, out);
+	}
 	free(out);
 	free(code);
 }
