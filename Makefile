@@ -127,6 +127,12 @@ unittest-s390x: test/unit/test_core_s390x
 test/stats/stats_accuracy: test/stats/stats_accuracy.c $(CORE_SRCS) $(CORE_HDRS)
 	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ test/stats/stats_accuracy.c $(CORE_SRCS) -lm -pthread
 
+tools/gaps_bench: tools/gaps_bench.c $(CORE_SRCS) $(CORE_HDRS)
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ tools/gaps_bench.c $(CORE_SRCS) -lm -pthread
+
+gaps-bench: tools/gaps_bench
+	tools/gaps_bench
+
 tools/scheme_table: tools/scheme_table.c $(CORE_SRCS) $(CORE_HDRS)
 	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ tools/scheme_table.c $(CORE_SRCS) -lm -pthread
 
@@ -149,6 +155,6 @@ DIST_REF ?= HEAD
 dist:
 	git archive --format zip --prefix=bloomfilter-$(DIST_VERSION)/ -o bloomfilter-$(DIST_VERSION).zip $(DIST_REF)
 
-.PHONY: unittest leveldbtest unittest-sanitize unittest-tsan unittest-s390x dist statstest scheme-table
+.PHONY: unittest leveldbtest unittest-sanitize unittest-tsan gaps-bench unittest-s390x dist statstest scheme-table
 
 EXTRA_CLEAN = test/stats/stats_accuracy tools/scheme_table test/unit/test_core test/unit/test_core_sanitize test/unit/test_core_s390x bloomfilter-*.zip test/unit/vectors2tsv test/leveldb/leveldb_diff test/leveldb/obj test/fuzz/build bench/core_bench bench/obj
