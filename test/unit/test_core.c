@@ -332,6 +332,21 @@ run_create_case(const vec_case *c)
 	check(fnv == c->filter_fnv1a64,
 		  "filter_fnv1a64: expected %016" PRIx64 ", got %016" PRIx64,
 		  c->filter_fnv1a64, fnv);
+	/* the final's threaded path, whatever the size: the same bytes */
+	for (unsigned nthreads = 2; nthreads <= 8; nthreads *= 4)
+	{
+		uint8_t    *threaded = xcalloc(g.filter_bytes);
+		bloom_hash_run runs[2] = {
+			{hashes, c->nkeys / 2, NULL, 0, NULL},
+			{hashes + c->nkeys / 2, c->nkeys - c->nkeys / 2, NULL, 0, NULL},
+		};
+
+		st = bloom_build_from_runs(threaded, &g, runs, 2, nthreads);
+		check(st == BLOOM_OK && vec_fnv1a64(threaded, g.filter_bytes) == c->filter_fnv1a64,
+			  "set on %u threads: %s", nthreads,
+			  st != BLOOM_OK ? status_name(st) : "filter_fnv1a64 differs");
+		free(threaded);
+	}
 	if (c->has_filter)
 	{
 		/* a vector whose own lines disagree is broken, whatever the core */
