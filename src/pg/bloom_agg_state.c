@@ -65,6 +65,11 @@ const ExpandedObjectMethods bloom_agg_state_methods = {
 };
 
 /*
+ * Nothing here is pfree'd unless it was allocated in a state's own context
+ * (an AllocSet): the caller's CurrentMemoryContext may not support pfree at
+ * all (a sort's tuples, into which a state is flattened, live in a bump
+ * context from PostgreSQL 17 on).
+ *
  * Room for nhashes hashes after header bytes.  Large areas are asked for in
  * huge pages before anything is written to them: a run decoded or sorted
  * into fresh memory otherwise spends most of its time in page faults.
@@ -369,7 +374,8 @@ flush_buffer(BloomAggState *state)
 		return;
 	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
 		nparts++;
-	parts = palloc(nparts * sizeof(bloom_hash_run));
+	parts = MemoryContextAlloc(state->hdr.eoh_context,
+							   nparts * sizeof(bloom_hash_run));
 	nparts = 0;
 	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
 		run_as_hash_run(chunk, &parts[nparts++], NULL);
@@ -429,7 +435,8 @@ merge_runs(BloomAggState *state)
 	BloomAggRun *merged;
 	int			nparts = 0;
 
-	parts = palloc(state->nruns * sizeof(bloom_hash_run));
+	parts = MemoryContextAlloc(state->hdr.eoh_context,
+							   state->nruns * sizeof(bloom_hash_run));
 	for (run = state->runs; run != NULL; run = run->next)
 		run_as_hash_run(run, &parts[nparts++], NULL);
 	merged = sort_into_run(state, parts, nparts, state->nrun_hashes);
@@ -617,7 +624,7 @@ flat_from_bytes(const uint8 *bytes, Size len, int sqlstate)
 
 	check_bytes(bytes, len, sqlstate, &header);
 	if (header.version == BLOOM_STATE_VERSION_GAPS)
-		pfree(read_hashes(bytes, &header, sqlstate, CurrentMemoryContext, 0));
+		(void) read_hashes(bytes, &header, sqlstate, CurrentMemoryContext, 0);
 	result = palloc(VARHDRSZ + len);
 	SET_VARSIZE(result, VARHDRSZ + len);
 	memcpy(VARDATA(result), bytes, len);
@@ -817,7 +824,7 @@ bloom_agg_state_absorb(BloomAggState *state, Datum other)
 #else
 	{
 		uint32	   *hashes = read_hashes(bytes, &header, ERRCODE_DATA_CORRUPTED,
-										 CurrentMemoryContext, 0);
+										 state->hdr.eoh_context, 0);
 
 		append_hashes(state, hashes, header.nhashes);
 		pfree(hashes);

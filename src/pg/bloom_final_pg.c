@@ -14,6 +14,7 @@
 #include "bloom_compat.h"
 
 #include "miscadmin.h"
+#include "utils/memutils.h"
 BLOOM_SERVER_HEADERS_BEGIN
 #include "utils/guc.h"
 BLOOM_SERVER_HEADERS_END
@@ -49,13 +50,20 @@ build_serially(uint8 *filter, const bloom_geometry *geometry,
 {
 	uint32	   *scratch;
 	size_t		scratch_size;
+	MemoryContext scratch_context = NULL;
 
 	/*
 	 * A filter larger than the CPU caches is set faster through a few MB of
-	 * scratch space (bloom_prepared_set_hashes_buffered).
+	 * scratch space (bloom_prepared_set_hashes_buffered), in a context of
+	 * its own: the caller's may not allow pfree.
 	 */
 	scratch_size = bloom_set_scratch_size(geometry->bits);
-	scratch = scratch_size > 0 ? palloc(scratch_size * sizeof(uint32)) : NULL;
+	if (scratch_size > 0)
+		scratch_context = AllocSetContextCreate(CurrentMemoryContext,
+												"bloom_agg final scratch",
+												ALLOCSET_DEFAULT_SIZES);
+	scratch = scratch_size > 0 ?
+		MemoryContextAlloc(scratch_context, scratch_size * sizeof(uint32)) : NULL;
 	if (scratch != NULL)
 		bloom_advise_huge_pages(scratch, scratch_size * sizeof(uint32));
 
@@ -75,8 +83,8 @@ build_serially(uint8 *filter, const bloom_geometry *geometry,
 											scratch, scratch_size);
 		}
 	}
-	if (scratch != NULL)
-		pfree(scratch);
+	if (scratch_context != NULL)
+		MemoryContextDelete(scratch_context);
 	filter[geometry->filter_bytes - 1] = (uint8) geometry->k;
 }
 
