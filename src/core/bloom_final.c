@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bloom_final.h"
 #include "bloom_gaps.h"
@@ -85,6 +86,10 @@ struct bloom_final_job
 	uint64_t	generation;
 	bool		go;				/* every thread started: begin */
 	bool		abort_start;	/* a thread could not start: leave at once */
+	/*
+	 * Read and written with atomic builtins only, so that a thread can see
+	 * a cancel between two blocks of work without taking the lock.
+	 */
 	bool		cancelled;
 	bool		stop;			/* the barrier's decision: leave the loop */
 	bool		completed;
@@ -105,7 +110,27 @@ bloom_final_threads_for(const bloom_geometry *geometry, uint64_t nhashes,
 	return by_hashes < max ? (unsigned) by_hashes : max;
 }
 
+unsigned
+bloom_online_cpus(void)
+{
+	long		n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > BLOOM_MAX_FINAL_THREADS ? BLOOM_MAX_FINAL_THREADS : (unsigned) n;
+}
+
 /* ---- the threads ----------------------------------------------------- */
+
+static inline bool
+is_cancelled(bloom_final_job *job)
+{
+	return __atomic_load_n(&job->cancelled, __ATOMIC_RELAXED);
+}
+
+static inline void
+set_cancelled(bloom_final_job *job)
+{
+	__atomic_store_n(&job->cancelled, true, __ATOMIC_RELAXED);
+}
 
 /*
  * Wait for every thread; the last to arrive decides, under the lock, what
@@ -120,11 +145,12 @@ barrier(bloom_final_job *job, bool last_round_check)
 	if (++job->arrived == job->nthreads)
 	{
 		bool		all_exhausted = true;
+		bool		cancelled = is_cancelled(job);
 
 		for (unsigned t = 0; t < job->nthreads; t++)
 			all_exhausted &= job->threads[t].exhausted;
-		job->stop = job->cancelled || (last_round_check && all_exhausted);
-		if (last_round_check && all_exhausted && !job->cancelled)
+		job->stop = cancelled || (last_round_check && all_exhausted);
+		if (last_round_check && all_exhausted && !cancelled)
 			job->completed = true;
 		job->arrived = 0;
 		job->generation++;
@@ -148,6 +174,8 @@ claim(bloom_final_job *job, thread_state *ts)
 {
 	bool		got = false;
 
+	if (is_cancelled(job))
+		return false;			/* the barrier then stops every thread */
 	pthread_mutex_lock(&job->lock);
 	while (job->claim_run < job->nruns &&
 		   job->claim_pos >= job->runs[job->claim_run].n)
@@ -216,7 +244,7 @@ fill_buckets(bloom_final_job *job, thread_state *ts)
 static void
 set_regions(bloom_final_job *job, unsigned id)
 {
-	for (size_t r = id; r < job->nregions; r += job->nthreads)
+	for (size_t r = id; r < job->nregions && !is_cancelled(job); r += job->nthreads)
 		for (unsigned t = 0; t < job->nthreads; t++)
 		{
 			thread_state *from = &job->threads[t];
@@ -254,7 +282,7 @@ decode_runs(bloom_final_job *job)
 			job->decode_next++;
 		r = job->decode_next++;
 		pthread_mutex_unlock(&job->lock);
-		if (r >= job->nruns)
+		if (r >= job->nruns || is_cancelled(job))
 			return;
 		status = bloom_hash_run_decode(&job->runs[r]);
 		if (status != BLOOM_OK)
@@ -262,7 +290,7 @@ decode_runs(bloom_final_job *job)
 			pthread_mutex_lock(&job->lock);
 			if (job->decode_status == BLOOM_OK)
 				job->decode_status = status;
-			job->cancelled = true;
+			set_cancelled(job);
 			pthread_mutex_unlock(&job->lock);
 			return;
 		}
@@ -452,9 +480,7 @@ bloom_final_wait(bloom_final_job *job, unsigned timeout_ms)
 void
 bloom_final_cancel(bloom_final_job *job)
 {
-	pthread_mutex_lock(&job->lock);
-	job->cancelled = true;
-	pthread_mutex_unlock(&job->lock);
+	set_cancelled(job);
 }
 
 bloom_status

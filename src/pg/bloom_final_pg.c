@@ -96,7 +96,8 @@ bloom_build_filter_from_runs(uint8 *filter, const bloom_geometry *geometry,
 	bloom_final_job *job;
 	bloom_status status;
 	unsigned	nthreads = bloom_final_threads_for(geometry, nhashes,
-												   (unsigned) bloom_max_final_threads);
+												   Min((unsigned) bloom_max_final_threads,
+													   bloom_online_cpus()));
 
 	if (nthreads <= 1 ||
 		bloom_final_start(&job, filter, geometry, runs, nruns, nthreads) != BLOOM_OK)
