@@ -2,7 +2,8 @@
 #
 # bench/final_bench.sh -- bloom_agg's scaling: the final's threads, parallel
 # workers, and where the parallel time goes.  Every query is timed by
-# pgbench (-n -f FILE -t 1, per-transaction log), the variants interleaved
+# pgbench (bench_time: a session of its own, whose settings are made in an
+# untimed first transaction; per-transaction log), the variants interleaved
 # round by round, so that the ratios come from one run on the same load.
 #
 #   bench/final_bench.sh                 10,000,000 md5 keys, 5 rounds
@@ -29,43 +30,11 @@ export LC_ALL=C
 
 KEYS=10000000
 REPS=5
-BUILD=1
-quick='' scaling='' opt_keys='' opt_reps=''
+scaling=''
 
+# shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-
-bench_split_opts '--keys --reps' "$@"
-set -- "${BENCH_ARGS[@]}"
-while [ $# -gt 0 ]; do
-	case $1 in
-	--keys)
-		bench_need_int "$1" "${2:-}"
-		opt_keys=$2
-		shift 2
-		;;
-	--reps)
-		bench_need_int "$1" "${2:-}"
-		opt_reps=$2
-		shift 2
-		;;
-	--quick) quick=1 && shift ;;
-	--scaling) scaling=1 && shift ;;
-	--no-build) BUILD='' && shift ;;
-	-h | --help)
-		sed -n '3,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
-		exit 0
-		;;
-	*)
-		echo "final_bench.sh: unknown option $1 (see --help)" >&2
-		exit 2
-		;;
-	esac
-done
-if [ -n "$quick" ]; then
-	KEYS=200000 REPS=1
-fi
-KEYS=${opt_keys:-$KEYS}
-REPS=${opt_reps:-$REPS}
+bench_options '--keys:KEYS --reps:REPS --scaling:scaling=1' 'KEYS=200000 REPS=1' "$@"
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 REPO=$PWD
@@ -94,35 +63,18 @@ bf_log "making $KEYS md5 keys"
 psql_c "CREATE TABLE k AS SELECT md5(i::text) AS k FROM generate_series(1, $KEYS) i" >/dev/null
 psql_c "VACUUM ANALYZE k" >/dev/null
 psql_c "SELECT count(*) FROM k" >/dev/null
-PGBENCH=$BINDIR/pgbench
-
-# timed LABEL SQL: one pgbench transaction of SQL; appends "LABEL|ms"
-timed() {
-	local file=$WORK/q.sql log
-	printf '%s\n' "$2" >"$file"
-	rm -f "$WORK"/pgb.*
-	(cd "$WORK" && "$PGBENCH" -n -f "$file" -t 1 -l --log-prefix=pgb >/dev/null 2>"$WORK/pgbench.err") || {
-		cat "$WORK/pgbench.err" >&2
-		bf_err "pgbench failed on: $2"
-		exit 1
-	}
-	log=$(cat "$WORK"/pgb.*)
-	# client transaction latency_us script epoch epoch_us
-	awk -v l="$1" '{ printf "%s|%.3f\n", l, $3 / 1000 }' <<<"$log" >>"$WORK/times"
-}
-
 serial="SET max_parallel_workers_per_gather = 0;"
 two="SET max_parallel_workers_per_gather = 2; SET parallel_leader_participation = on;"
 : >"$WORK/times"
 for round in $(seq 1 "$REPS"); do
 	bf_log "round $round of $REPS"
-	timed "count serial" "$serial SELECT count(k) FROM k;"
+	bench_time "count serial" "SELECT count(k) FROM k;" "$serial"
 	for t in 1 2 4; do
-		timed "bloom_agg serial, $t final threads" "$serial SET bloomfilter.max_final_threads = $t; SELECT length(bloom_agg(k, 10)::bytea) FROM k;"
+		bench_time "bloom_agg serial, $t final threads" "SELECT length(bloom_agg(k, 10)::bytea) FROM k;" "$serial SET bloomfilter.max_final_threads = $t;"
 	done
-	[ -n "$HLL" ] && timed "hll serial" "$serial SELECT hll_cardinality(hll_add_agg(hll_hash_text(k))) FROM k;"
-	timed "count 2 workers" "$two SELECT count(k) FROM k;"
-	timed "bloom_agg 2 workers" "$two SELECT length(bloom_agg(k, 10)::bytea) FROM k;"
+	[ -z "$HLL" ] || bench_time "hll serial" "SELECT hll_cardinality(hll_add_agg(hll_hash_text(k))) FROM k;" "$serial"
+	bench_time "count 2 workers" "SELECT count(k) FROM k;" "$two"
+	bench_time "bloom_agg 2 workers" "SELECT length(bloom_agg(k, 10)::bytea) FROM k;" "$two"
 done
 
 stats=$(bench_stats <"$WORK/times" | sort)
@@ -163,7 +115,7 @@ psql_c "SET max_parallel_workers_per_gather = 0; CREATE TABLE st AS SELECT bloom
 : >"$WORK/times"
 for round in $(seq 1 "$REPS"); do
 	for t in 1 2 4 8; do
-		timed "$t" "SET bloomfilter.max_final_threads = $t; SELECT length(bloom_agg_finalfn(s)::bytea) FROM st;"
+		bench_time "$t" "SELECT length(bloom_agg_finalfn(s)::bytea) FROM st;" "SET bloomfilter.max_final_threads = $t;"
 	done
 done
 stats=$(bench_stats <"$WORK/times" | sort -n)
@@ -219,8 +171,8 @@ if [ -n "$scaling" ]; then
 	for round in $(seq 1 "$REPS"); do
 		for w in "${counts[@]}"; do
 			set_w="SET max_parallel_workers_per_gather = $w; SET parallel_setup_cost = 0; SET min_parallel_table_scan_size = 0;"
-			timed "bloom_agg|$w" "$set_w SELECT length(bloom_agg(k, 10)::bytea) FROM k;"
-			timed "count|$w" "$set_w SELECT count(k) FROM k;"
+			bench_time "bloom_agg|$w" "SELECT length(bloom_agg(k, 10)::bytea) FROM k;" "$set_w"
+			bench_time "count|$w" "SELECT count(k) FROM k;" "$set_w"
 		done
 	done
 	{

@@ -18,11 +18,17 @@
 #   bench_stats              stdin "key|value" lines -> "key|median|min|max|n"
 #   BENCH_AWK_MEDIAN         awk source of median(arr, m), for other awk
 #                            programs to start with
+#   bench_read_stats FILE    "key|value" lines of FILE -> the arrays MED, MIN
+#                            and MAX, indexed by key
 #   bench_ratio A B          A / B with 2 decimals
 #   bench_need_int OPT V [MIN]  exit 2 unless V is an integer >= MIN (default 1)
 #   bench_split_opts 'OPT...' ARG...  ARG... in BENCH_ARGS, each "OPT=V" of
 #                            the options named split into "OPT" "V"; then
 #                            set -- "${BENCH_ARGS[@]}"
+#   bench_options SPEC QUICK ARG...  the script's options (see below)
+#   bench_time LABEL SQL [BEFORE [AFTER]]  time SQL with pgbench (see below)
+#   bench_cpu_fn_sql         SQL that creates bench_cpu_ms(), the backend's
+#                            own CPU time (utime + stime) in ms
 #   bench_build_install LOG  make and make install, output to LOG; on a
 #                            failure, its tail and exit 1 (needs
 #                            scripts/lib.sh)
@@ -121,6 +127,15 @@ bench_stats() {
 		}'
 }
 
+bench_read_stats() {
+	local k med mn mx
+	declare -gA MED MIN MAX
+	# shellcheck disable=SC2034 # for the script
+	while IFS='|' read -r k med mn mx _; do
+		MED[$k]=$med MIN[$k]=$mn MAX[$k]=$mx
+	done < <(bench_stats <"$1")
+}
+
 bench_ratio() {
 	awk -v a="$1" -v b="$2" 'BEGIN {if (b == 0) print "?"; else printf "%.2f", a / b}'
 }
@@ -157,6 +172,103 @@ bench_split_opts() {
 		fi
 		BENCH_ARGS+=("$arg")
 	done
+}
+
+# bench_options SPEC QUICK ARG...: parse the script's options ARG... into
+# its variables.  SPEC is words
+#   --opt:VAR[:MIN]   --opt N sets VAR to the integer N >= MIN (default 1)
+#   --opt:VAR:list    --opt LIST sets VAR to numbers separated by commas
+#   --opt:VAR=VALUE   the flag --opt sets VAR to VALUE (which may be empty)
+# and a value follows its option as the next argument or after "=".  Every
+# script also has --quick (QUICK=1, and then the assignments "VAR=V ..." of
+# QUICK to the variables no option set: explicit options win), --no-build
+# (BUILD='', else 1) and -h/--help (the script's header comment, up to its
+# first empty line).  Anything else, or a bad value: a message and exit 2.
+# shellcheck disable=SC2034 # QUICK, BUILD: for the script
+bench_options() {
+	local spec=" $1 " quick=$2 arg opt word var kind val given=' ' a me=${0##*/}
+	shift 2
+	QUICK='' BUILD=1
+	while [ $# -gt 0 ]; do
+		arg=$1
+		shift
+		case $arg in
+		--quick) QUICK=1 && continue ;;
+		--no-build) BUILD='' && continue ;;
+		-h | --help)
+			sed -n '3,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[-1]}"
+			exit 0
+			;;
+		esac
+		opt=${arg%%=*}
+		word=${spec#*" $opt:"}
+		word=${word%% *} # VAR[:MIN], VAR:list or VAR=VALUE
+		if [[ ! $opt =~ ^--[a-z][a-z-]*$ || $spec != *" $opt:"* || ($word == *=* && $arg != "$opt") ]]; then
+			printf '%s: unknown option %s (see --help)\n' "$me" "$arg" >&2
+			exit 2
+		fi
+		if [[ $word == *=* ]]; then
+			printf -v "${word%%=*}" '%s' "${word#*=}"
+			continue
+		fi
+		var=${word%%:*}
+		kind=${word#"$var"}
+		kind=${kind#:}
+		if [ "$arg" != "$opt" ]; then
+			val=${arg#*=}
+		else
+			val=${1-}
+			[ $# -eq 0 ] || shift
+		fi
+		if [ "$kind" = list ]; then
+			case $val in '' | *[!0-9,]*)
+				printf '%s: %s wants numbers separated by commas\n' "$me" "$opt" >&2
+				exit 2
+				;;
+			esac
+		else
+			bench_need_int "$opt" "$val" "${kind:-1}"
+		fi
+		printf -v "$var" '%s' "$val"
+		given="$given$var "
+	done
+	if [ -n "$QUICK" ]; then
+		for a in $quick; do
+			[[ $given == *" ${a%%=*} "* ]] || printf -v "${a%%=*}" '%s' "${a#*=}"
+		done
+	fi
+}
+
+# bench_time LABEL SQL [BEFORE [AFTER]]: time SQL with pgbench, in a session
+# of its own.  "pgbench -n -f FILE -t 3 -l" runs three transactions: BEFORE,
+# SQL and AFTER; the per-transaction log's latency of the second (in
+# microseconds) is appended as "LABEL|ms" to $BENCH_TIMES (default
+# $WORK/times).  BEFORE and AFTER are pgbench script lines the time leaves
+# out: settings, a warm-up EXPLAIN, a reading of the backend's CPU time;
+# \shell can write down, in AFTER, the variables that SQL or BEFORE \gset
+# (its arguments are words, with no quoting: ":v" is variable v).  Needs
+# BINDIR and WORK, and the cluster's PG* variables (bf_cluster_start).
+bench_time() {
+	local file=$WORK/bench_time.sql
+	printf '%s\n' '\if :bench_tx = 0' "${3-}" '\elif :bench_tx = 1' "$2" '\else' "${4-}" '\endif' \
+		'\set bench_tx :bench_tx + 1' >"$file"
+	rm -f "$WORK"/bench_time.log.*
+	if ! "$BINDIR/pgbench" -n -f "$file" -t 3 -D bench_tx=0 -l --log-prefix="$WORK/bench_time.log" \
+		>/dev/null 2>"$WORK/bench_time.err"; then
+		cat "$WORK/bench_time.err" >&2
+		bf_err "pgbench failed on: $2"
+		exit 1
+	fi
+	# a line a transaction: client transaction_no latency_us script_no epoch epoch_us
+	awk -v l="$1" 'NR == 2 { printf "%s|%.3f\n", l, $3 / 1000 }' "$WORK"/bench_time.log.* >>"${BENCH_TIMES:-$WORK/times}"
+}
+
+bench_cpu_fn_sql() {
+	cat <<EOF
+CREATE FUNCTION bench_cpu_ms() RETURNS float8 LANGUAGE sql AS
+\$\$ SELECT ((f[12])::bigint + (f[13])::bigint) * 1000.0 / $(getconf CLK_TCK 2>/dev/null || echo 100)
+     FROM regexp_split_to_array(regexp_replace(pg_read_file('/proc/self/stat'), '^.*\) ', ''), ' ') f \$\$;
+EOF
 }
 
 bench_build_install() {
