@@ -17,7 +17,8 @@
 # Options:
 #   --keys N      rows of the SQL table (default 10000000)
 #   --reps R      timed runs of each figure (default 5; SQL queries also get
-#                 one untimed warm-up run, under EXPLAIN ANALYZE)
+#                 a warm-up round under EXPLAIN ANALYZE, and an untimed run
+#                 before each timed one)
 #   --core-keys LIST   key counts of the core benchmark (default
 #                 1000000,10000000)
 #   --quick       --keys 20000 --reps 1 and a core run of 20000 keys;
@@ -43,8 +44,10 @@
 #   4. Join pre-check: a 100,000-key set, half of it absent from the N-row
 #      table, joined with IN, with and without a <~ pre-check, both ways
 #      round.
-# SQL times are psql's \timing of a one-row result, in rounds whose order
-# rotates, with the tables in shared buffers and JIT off.
+# SQL times are pgbench's latency of a one-row query, each run in a session
+# of its own right after an untimed run of the same query (bench_time in
+# bench/lib/common.sh), in rounds whose order rotates, with the tables in
+# shared buffers and JIT off.
 #
 # Ends with "bench-smoke: N passed, N failed" (--quick) or "bench-checks:
 # N passed, N failed": the checks that filters are identical and that
@@ -54,80 +57,19 @@ set -euo pipefail
 export LC_ALL=C
 unset LANGUAGE
 
-usage() {
-	sed -n '3,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
-}
-
 KEYS=10000000
 REPS=5
 CORE_KEYS=1000000,10000000
 BITS=10
-BUILD=1
 DO_CORE=1
 DO_SQL=1
-quick=''
-opt_keys='' opt_reps='' opt_core=''
 
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-
-bench_split_opts '--keys --reps --core-keys' "$@"
-set -- "${BENCH_ARGS[@]}"
-while [ $# -gt 0 ]; do
-	case $1 in
-	--keys)
-		bench_need_int --keys "${2:-}" 1000
-		opt_keys=$2
-		shift 2
-		;;
-	--reps)
-		bench_need_int --reps "${2:-}" 1
-		opt_reps=$2
-		shift 2
-		;;
-	--core-keys)
-		case ${2:-} in '' | *[!0-9,]*)
-			echo "run.sh: --core-keys wants numbers separated by commas" >&2
-			exit 2
-			;;
-		esac
-		opt_core=$2
-		shift 2
-		;;
-	--quick)
-		quick=1
-		shift
-		;;
-	--no-build)
-		BUILD=
-		shift
-		;;
-	--no-core)
-		DO_CORE=
-		shift
-		;;
-	--no-sql)
-		DO_SQL=
-		shift
-		;;
-	-h | --help)
-		usage
-		exit 0
-		;;
-	*)
-		printf 'run.sh: unknown option %s (see --help)\n' "$1" >&2
-		exit 2
-		;;
-	esac
-done
-if [ -n "$quick" ]; then
-	KEYS=20000 REPS=1 CORE_KEYS=20000
-fi
-KEYS=${opt_keys:-$KEYS}
-REPS=${opt_reps:-$REPS}
-CORE_KEYS=${opt_core:-$CORE_KEYS}
+bench_options '--keys:KEYS:1000 --reps:REPS --core-keys:CORE_KEYS:list --no-core:DO_CORE= --no-sql:DO_SQL=' \
+	'KEYS=20000 REPS=1 CORE_KEYS=20000' "$@"
 SMOKE_LABEL=bench-checks
-[ -z "$quick" ] || SMOKE_LABEL=bench-smoke
+[ -z "$QUICK" ] || SMOKE_LABEL=bench-smoke
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 REPO=$PWD
@@ -190,7 +132,7 @@ run_date=$(date -u '+%Y-%m-%d %H:%M UTC')
 
 REPORT=$WORK/report.md
 {
-	echo "## bench/run.sh$([ -z "$quick" ] || echo ' --quick (smoke test: the times mean nothing)')"
+	echo "## bench/run.sh$([ -z "$QUICK" ] || echo ' --quick (smoke test: the times mean nothing)')"
 	echo
 	echo "$run_date, bloomfilter at commit $git_rev."
 	echo
@@ -271,7 +213,7 @@ if [ -n "$DO_SQL" ]; then
 	[ "$SMALL" -ge 1 ] || SMALL=1
 	STEP=$((KEYS / HALF))
 
-	if [ -z "$quick" ]; then
+	if [ -z "$QUICK" ]; then
 		SB_MB=$(bench_shared_buffers_mb $((KEYS * 200 / 1048576 + 256)) 1024)
 		bf_log "configuring: shared_buffers = ${SB_MB}MB, jit off, restart"
 		psql_c "ALTER SYSTEM SET shared_buffers = '${SB_MB}MB'" >/dev/null
@@ -309,24 +251,25 @@ SELECT pg_prewarm(reltoastrelid) FROM pg_class WHERE relname = 'bench_filters';
 -- bloom_agg without its final function, to tell the final's share
 CREATE AGGREGATE bench_bloom_state(text, integer) (SFUNC = bloom_agg_transfn,
   STYPE = bloom_agg_state, COMBINEFUNC = bloom_agg_combinefn, PARALLEL = SAFE);
+$(bench_cpu_fn_sql)
 EOF
 	bf_log "data ready in $(($(date +%s) - t0)) s"
 	filter_sizes=$(psql_c "SELECT string_agg(name || '=' || keys || ':' || octet_length(f::bytea), ' ' ORDER BY name) FROM bench_filters")
 
 	SET_serial="SET max_parallel_workers_per_gather = 0;"
 	SET_par2="SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; SET parallel_leader_participation = on;"
-	declare -A Q CFG
-	Q[agg.count]="SELECT count(k) FROM bench_keys"
-	Q[agg.bloom]="SELECT bloom_agg(k, $BITS) IS NOT NULL FROM bench_keys"
-	Q[agg.state]="SELECT bench_bloom_state(k, $BITS) IS NOT NULL FROM bench_keys"
-	Q[agg.hll]="SELECT hll_add_agg(hll_hash_text(k)) IS NOT NULL FROM bench_keys"
-	Q[scan.hashtext]="SELECT count(*) FROM bench_keys WHERE hashtext(k) % 1000 = 0"
-	Q[scan.small]="SELECT count(*) FROM bench_keys WHERE k <~ (SELECT f FROM bench_filters WHERE name = 'small')"
-	Q[scan.large]="SELECT count(*) FROM bench_keys WHERE k <~ (SELECT f FROM bench_filters WHERE name = 'large')"
-	Q[j1.plain]="SELECT count(*) FROM bench_keyset s WHERE s.k IN (SELECT k FROM bench_keys)"
-	Q[j1.pre]="SELECT count(*) FROM bench_keyset s WHERE s.k <~ (SELECT f FROM bench_filters WHERE name = 'all') AND s.k IN (SELECT k FROM bench_keys)"
-	Q[j2.plain]="SELECT count(*) FROM bench_keys b WHERE b.k IN (SELECT k FROM bench_keyset)"
-	Q[j2.pre]="SELECT count(*) FROM bench_keys b WHERE b.k <~ (SELECT bloom_agg(k, $BITS) FROM bench_keyset) AND b.k IN (SELECT k FROM bench_keyset)"
+	declare -A Q CFG # each query's one column is v, for pgbench's \gset
+	Q[agg.count]="SELECT count(k) AS v FROM bench_keys"
+	Q[agg.bloom]="SELECT bloom_agg(k, $BITS) IS NOT NULL AS v FROM bench_keys"
+	Q[agg.state]="SELECT bench_bloom_state(k, $BITS) IS NOT NULL AS v FROM bench_keys"
+	Q[agg.hll]="SELECT hll_add_agg(hll_hash_text(k)) IS NOT NULL AS v FROM bench_keys"
+	Q[scan.hashtext]="SELECT count(*) AS v FROM bench_keys WHERE hashtext(k) % 1000 = 0"
+	Q[scan.small]="SELECT count(*) AS v FROM bench_keys WHERE k <~ (SELECT f FROM bench_filters WHERE name = 'small')"
+	Q[scan.large]="SELECT count(*) AS v FROM bench_keys WHERE k <~ (SELECT f FROM bench_filters WHERE name = 'large')"
+	Q[j1.plain]="SELECT count(*) AS v FROM bench_keyset s WHERE s.k IN (SELECT k FROM bench_keys)"
+	Q[j1.pre]="SELECT count(*) AS v FROM bench_keyset s WHERE s.k <~ (SELECT f FROM bench_filters WHERE name = 'all') AND s.k IN (SELECT k FROM bench_keys)"
+	Q[j2.plain]="SELECT count(*) AS v FROM bench_keys b WHERE b.k IN (SELECT k FROM bench_keyset)"
+	Q[j2.pre]="SELECT count(*) AS v FROM bench_keys b WHERE b.k <~ (SELECT bloom_agg(k, $BITS) FROM bench_keyset) AND b.k IN (SELECT k FROM bench_keyset)"
 	# (config, query) pairs, in the order of a round
 	RUNS=(serial:agg.count serial:agg.state serial:agg.bloom serial:agg.hll
 		par2:agg.count par2:agg.state par2:agg.bloom par2:agg.hll
@@ -335,67 +278,47 @@ EOF
 	CFG[serial]=$SET_serial
 	CFG[par2]=$SET_par2
 
-	# Round 0, the warm-up, runs each query under EXPLAIN ANALYZE (plans and
-	# workers launched); rounds 1..REPS are timed.  The order of a round
-	# rotates, so that no query always follows the same one.
-	CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
-	{
-		echo '\pset pager off'
-		# the backend's own CPU time (utime + stime), in ms
-		cat <<EOF
-CREATE FUNCTION pg_temp.cpu_ms() RETURNS float8 LANGUAGE sql AS
-\$\$ SELECT ((f[12])::bigint + (f[13])::bigint) * 1000.0 / $CLK_TCK
-     FROM regexp_split_to_array(regexp_replace(pg_read_file('/proc/self/stat'), '^.*\) ', ''), ' ') f \$\$;
-EOF
-		for ((rep = 0; rep <= REPS; rep++)); do
-			n=${#RUNS[@]}
-			for ((j = 0; j < n; j++)); do
-				run=${RUNS[$(((j + rep * 5) % n))]}
-				cfg=${run%%:*} q=${run#*:}
-				printf '%s\n' "${CFG[$cfg]}"
-				if [ "$rep" -eq 0 ]; then
-					printf '\\echo P|%s|%s\n' "$cfg" "$q"
-					printf 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) %s;\n' "${Q[$q]}"
-					printf '\\echo E|end\n'
-				else
-					printf '\\echo M|%s|%s|%d\n' "$cfg" "$q" "$rep"
-					printf "SELECT 'B|' || pg_temp.cpu_ms();\n"
-					printf '\\timing on\n%s;\n\\timing off\n' "${Q[$q]}"
-					printf "SELECT 'A|' || pg_temp.cpu_ms();\n"
-				fi
-			done
-		done
-	} >"$WORK/timing.sql"
+	# Round 0, the warm-up, runs each query under EXPLAIN ANALYZE in one psql
+	# session (plans and workers launched).  In rounds 1..REPS, whose order
+	# rotates so that no query always follows the same one, bench_time runs
+	# each in a session of its own: untimed, the settings, the query (which
+	# warms the session up) and the backend's CPU time; then the query,
+	# timed; then, untimed, the CPU time again and the query's result.
+	for run in "${RUNS[@]}"; do
+		printf '%s\n\\echo P|%s|%s\n' "${CFG[${run%%:*}]}" "${run%%:*}" "${run#*:}"
+		printf 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) %s;\n\\echo E|end\n' "${Q[${run#*:}]}"
+	done >"$WORK/warmup.sql"
 
 	bf_log "SQL: $REPS timed rounds (+1 warm-up) of ${#RUNS[@]} queries, interleaved"
 	load0=$(bench_load)
 	ticks0=$(bench_cpu_ticks)
 	t0=$(date +%s)
-	"${PSQL[@]}" -f "$WORK/timing.sql" >"$WORK/timing.out"
+	"${PSQL[@]}" -f "$WORK/warmup.sql" >"$WORK/warmup.out"
+	: >"$WORK/times"
+	: >"$WORK/runs"
+	n=${#RUNS[@]}
+	for ((rep = 1; rep <= REPS; rep++)); do
+		for ((j = 0; j < n; j++)); do
+			run=${RUNS[$(((j + rep * 5) % n))]}
+			k=${run%%:*}.${run#*:}
+			bench_time "$k" "${Q[${run#*:}]} \gset" \
+				"${CFG[${run%%:*}]}"$'\n'"${Q[${run#*:}]};"$'\n''SELECT bench_cpu_ms() AS c0 \gset' \
+				'SELECT bench_cpu_ms() AS c1 \gset'$'\n'"\\shell echo $k :c0 :c1 :v >> $WORK/runs"
+		done
+	done
 	ticks1=$(bench_cpu_ticks)
 	bf_log "SQL timing done in $(($(date +%s) - t0)) s"
 	read -r busy steal <<<"$(bench_cpu_share "$ticks0" "$ticks1")"
 
-	# M|cfg|q|rep, then the result line, then "Time: x ms"
-	awk -F'|' '
-		$1 == "M" { key = $2 "." $3; want = 1; next }
-		$1 == "B" && key != "" { cpu0 = $2; next }
-		$1 == "A" && key != "" { print "C|" key "|" ($2 - cpu0); key = ""; next }
-		want == 1 && /^Time: / { t = $0; sub(/^Time: /, "", t); sub(/ ms.*$/, "", t); print "T|" key "|" t; want = 0; next }
-		want == 1 { print "V|" key "|" $0; next }
-	' "$WORK/timing.out" >"$WORK/timing.lines"
-	grep '^T|' "$WORK/timing.lines" | cut -d'|' -f2- | bench_stats >"$WORK/timing.stats"
-	grep '^C|' "$WORK/timing.lines" | cut -d'|' -f2- | bench_stats >"$WORK/cpu.stats"
-	declare -A MED MIN MAX VAL LAUNCHED PLAN CPU
-	while IFS='|' read -r k med mn mx _; do
-		MED[$k]=$med MIN[$k]=$mn MAX[$k]=$mx
-	done <"$WORK/timing.stats"
+	# times: key|ms; runs: key cpu_before cpu_after result
+	bench_read_stats "$WORK/times"
+	declare -A VAL LAUNCHED PLAN CPU
 	while IFS='|' read -r k med _; do
 		CPU[$k]=$med
-	done <"$WORK/cpu.stats"
-	while IFS='|' read -r _ k v; do
+	done < <(awk '{ print $1 "|" ($3 - $2) }' "$WORK/runs" | bench_stats)
+	while read -r k _ _ v; do
 		VAL[$k]=$v
-	done < <(grep '^V|' "$WORK/timing.lines")
+	done <"$WORK/runs"
 	# plans of the warm-up round: P|cfg|q ... E|end
 	awk -F'|' '
 		$1 == "P" { key = $2 "." $3; plan = ""; launched = 0; next }
@@ -406,7 +329,7 @@ EOF
 			if (line ~ /^(Aggregate|Finalize|Partial|Gather|Hash|Nested|Seq Scan|Index|Merge|Sort|Bitmap|Result|InitPlan|SubPlan|Memoize)/ && line !~ /(Cond|Filter|Key):/)
 				plan = plan (plan == "" ? "" : " > ") line
 		}
-	' "$WORK/timing.out" >"$WORK/plans.lines"
+	' "$WORK/warmup.out" >"$WORK/plans.lines"
 	while IFS='|' read -r _ k l p; do
 		LAUNCHED[$k]=$l PLAN[$k]=$p
 	done <"$WORK/plans.lines"
@@ -450,7 +373,8 @@ EOF
 		echo "### 2. Aggregates over $KEYS keys, ms"
 		echo
 		echo "PostgreSQL $pg_version; \`bench_keys\` has $KEYS rows \`(i, md5(i::text))\`, in shared buffers; JIT off."
-		echo "psql \`\\timing\` of a one-row result, median (min–max) of $REPS runs after a warm-up; the machine"
+		echo "pgbench's latency of a one-row query, each run in a session of its own after an untimed run of it,"
+		echo "median (min–max) of $REPS runs after a warm-up round; the machine"
 		echo "was busy $busy of the time during the SQL runs (steal $steal; load average $load0 before)."
 		echo "\"2 workers\" is 2 parallel workers plus the leader (Finalize Aggregate > Gather > Partial Aggregate)."
 		echo "\"CPU\" is the serial backend's own CPU time (median), which other work on the machine disturbs less."
@@ -556,7 +480,7 @@ verdict() { # verdict VALUE OP TARGET
 } >>"$REPORT"
 
 mkdir -p "$OUT_DIR"
-SAVED=$OUT_DIR/run-$STAMP$([ -z "$quick" ] || echo -quick).md
+SAVED=$OUT_DIR/run-$STAMP$([ -z "$QUICK" ] || echo -quick).md
 cp "$REPORT" "$SAVED"
 echo
 cat "$REPORT"
