@@ -27,10 +27,12 @@
 #   -h, --help    this text
 #
 # What is measured:
-#   time    psql's \timing of each query, whose result is one boolean or
-#           count: the aggregate, its final function included, runs to
-#           completion, and no filter is sent to the client.  Queries run in
-#           rounds (count(k), bloom_agg without its final function, bloom_agg;
+#   time    pgbench's latency of each query (bench_time in
+#           bench/lib/common.sh: a session of its own, in which the query
+#           first runs once untimed), whose result is one boolean or count:
+#           the aggregate, its final function included, runs to completion,
+#           and no filter is sent to the client.  Queries run in rounds
+#           (count(k), bloom_agg without its final function, bloom_agg;
 #           serial, 2 workers + leader, 2 workers with the leader not
 #           scanning), after a warm-up round run under EXPLAIN ANALYZE that
 #           records the plans and the workers launched.  The backend's CPU
@@ -48,64 +50,19 @@
 # pg_prewarm contrib module (part of Debian's postgresql-15).
 
 set -euo pipefail
-# psql prints "Time: 1.234 ms" translated and with the locale's decimal point
 export LC_ALL=C
 unset LANGUAGE
-
-usage() {
-	sed -n '3,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
-}
 
 KEYS=10000000
 REPS=5
 NGROUPS=1000000
 HASH_BUDGET=90
 BITS=10
-BUILD=1
-opt_keys='' opt_reps='' opt_groups='' quick=''
 
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-
-# --keys=N is --keys N, and so on
-bench_split_opts '--keys --reps --groups --hash-budget' "$@"
-set -- "${BENCH_ARGS[@]}"
-while [ $# -gt 0 ]; do
-	case $1 in
-	--keys | --reps | --groups | --hash-budget)
-		bench_need_int "$1" "${2:-}"
-		case $1 in
-		--keys) opt_keys=$2 ;;
-		--reps) opt_reps=$2 ;;
-		--groups) opt_groups=$2 ;;
-		--hash-budget) HASH_BUDGET=$2 ;;
-		esac
-		shift 2
-		;;
-	--quick)
-		quick=1
-		shift
-		;;
-	--no-build)
-		BUILD=
-		shift
-		;;
-	-h | --help)
-		usage
-		exit 0
-		;;
-	*)
-		printf 'agg_bench.sh: unknown option %s (see --help)\n' "$1" >&2
-		exit 2
-		;;
-	esac
-done
-if [ -n "$quick" ]; then
-	KEYS=100000 REPS=1 NGROUPS=30000
-fi
-KEYS=${opt_keys:-$KEYS}
-REPS=${opt_reps:-$REPS}
-NGROUPS=${opt_groups:-$NGROUPS}
+bench_options '--keys:KEYS --reps:REPS --groups:NGROUPS --hash-budget:HASH_BUDGET' \
+	'KEYS=100000 REPS=1 NGROUPS=30000' "$@"
 GROUP_ROWS=$((NGROUPS * 3))
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -224,6 +181,7 @@ BEGIN
     INTO plan FROM n;
 END
 \$f\$;
+$(bench_cpu_fn_sql)
 EOF
 t0=$(date +%s)
 psql_file "$WORK/setup.sql" >/dev/null
@@ -284,75 +242,57 @@ QUERIES=(count state bloom reserved)
 declare -A Q_SQL=([count]=$Q_count [state]=$Q_state [bloom]=$Q_bloom [reserved]=$Q_reserved)
 declare -A Q_NAME=([count]="count(k)" [state]="bloom_agg without final" [bloom]="bloom_agg(k, $BITS)" [reserved]="bloom_agg(k, $BITS, $KEYS)")
 
-# Round 0 is the warm-up, run under EXPLAIN ANALYZE to record the plan and
-# the workers launched.  Rounds 1..REPS are the plain queries, timed by
-# psql's \timing (one-row results, so that is server time plus a round
-# trip), with the backend's own CPU time (utime + stime from
-# /proc/self/stat) read before and after.
+# Round 0 is the warm-up, run in one psql session under EXPLAIN ANALYZE to
+# record the plan and the workers launched.  In rounds 1..REPS, bench_time
+# runs each query in a session of its own: untimed, the plan's settings, the
+# query (which warms the session up) and the backend's own CPU time (utime
+# + stime from /proc/self/stat); then the query, timed by pgbench (a
+# one-row result: server time plus a round trip); then the CPU time again.
 CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
 CPU_MIN_MS=$((20000 / CLK_TCK))	# 20 ticks
-{
-	cat <<EOF
-CREATE FUNCTION pg_temp.cpu_ms() RETURNS float8 LANGUAGE sql AS
-\$\$ SELECT ((f[12])::bigint + (f[13])::bigint) * 1000.0 / $CLK_TCK
-     FROM regexp_split_to_array(regexp_replace(pg_read_file('/proc/self/stat'), '^.*\) ', ''), ' ') f \$\$;
-EOF
-	for ((rep = 0; rep <= REPS; rep++)); do
-		for cfg in "${CONFIGS[@]}"; do
-			printf '%s\n' "${CFG_SET[$cfg]}"
-			for q in "${QUERIES[@]}"; do
-				if [ "$rep" -eq 0 ]; then
-					printf "SELECT 'E', '%s', '%s', * FROM bench_explain(\$q\$%s\$q\$);\n" "$cfg" "$q" "${Q_SQL[$q]}"
-					continue
-				fi
-				printf "SELECT 'C', '%s', '%s', %d, 'before', pg_temp.cpu_ms();\n" "$cfg" "$q" "$rep"
-				printf '\\echo M|%s|%s|%d\n\\timing on\n%s;\n\\timing off\n' "$cfg" "$q" "$rep" "${Q_SQL[$q]}"
-				printf "SELECT 'C', '%s', '%s', %d, 'after', pg_temp.cpu_ms();\n" "$cfg" "$q" "$rep"
-			done
-		done
+for cfg in "${CONFIGS[@]}"; do
+	printf '%s\n' "${CFG_SET[$cfg]}"
+	for q in "${QUERIES[@]}"; do
+		printf "SELECT 'E', '%s', '%s', * FROM bench_explain(\$q\$%s\$q\$);\n" "$cfg" "$q" "${Q_SQL[$q]}"
 	done
-} >"$WORK/timing.sql"
+done >"$WORK/warmup.sql"
 
 bf_log "timing: $REPS rounds (+1 warm-up) of ${#QUERIES[@]} queries x ${#CONFIGS[@]} plans, interleaved"
 stat0=$(head -n 1 /proc/stat)
 t0=$(date +%s)
-psql_file "$WORK/timing.sql" >"$WORK/timing.out"
+psql_file "$WORK/warmup.sql" >"$WORK/warmup.out"
+: >"$WORK/times"
+: >"$WORK/runs"
+for ((rep = 1; rep <= REPS; rep++)); do
+	for cfg in "${CONFIGS[@]}"; do
+		for q in "${QUERIES[@]}"; do
+			bench_time "$cfg.$q" "${Q_SQL[$q]};" \
+				"${CFG_SET[$cfg]}"$'\n'"${Q_SQL[$q]};"$'\n''SELECT bench_cpu_ms() AS c0 \gset' \
+				'SELECT bench_cpu_ms() AS c1 \gset'$'\n'"\\shell echo $cfg $q $rep :c0 :c1 >> $WORK/runs"
+		done
+	done
+done
 bf_log "timing done in $(($(date +%s) - t0)) s"
 stat1=$(head -n 1 /proc/stat)
 
-# -> R|cfg|q|rep|wall ms|cpu ms   and   E|cfg|q|ms|planned|launched|...|plan
-awk -F'|' '
-	$1 == "M" { key = $2 "|" $3 "|" $4; next }
-	/^Time: / && key != "" { wall[key] = $0; sub(/^Time: /, "", wall[key]); sub(/ ms.*$/, "", wall[key]); key = ""; next }
-	$1 == "C" { k = $2 "|" $3 "|" $4; cpu[k, $5] = $6; keys[k] = 1 }
-	END { for (k in keys) printf "R|%s|%s|%.1f\n", k, wall[k], cpu[k, "after"] - cpu[k, "before"] }
-' "$WORK/timing.out" >"$WORK/timing.runs"
-if [ "$(wc -l <"$WORK/timing.runs")" -ne $((REPS * ${#CONFIGS[@]} * ${#QUERIES[@]})) ] ||
-	grep -q '^R|[^|]*|[^|]*|[^|]*||' "$WORK/timing.runs"; then
-	bf_err "could not read every timing from $WORK/timing.out"
+# -> R|cfg|q|rep|wall ms|cpu ms, a line a timed run, in the order run
+paste -d' ' "$WORK/runs" <(cut -d'|' -f2 "$WORK/times") |
+	awk '{ printf "R|%s|%s|%s|%s|%.1f\n", $1, $2, $3, $6, $5 - $4 }' >"$WORK/timing.runs"
+if [ "$(wc -l <"$WORK/timing.runs")" -ne $((REPS * ${#CONFIGS[@]} * ${#QUERIES[@]})) ]; then
+	bf_err "could not read every timing from $WORK/times and $WORK/runs"
 	exit 1
 fi
 
-# per cfg|q: median|min|max wall, median cpu/wall
-awk -F'|' "$BENCH_AWK_MEDIAN"'
-	{ k = $2 "|" $3; n[k]++; w[k, n[k]] = $5; c[k, n[k]] = ($5 > 0 ? $6 / $5 : 0) }
-	END {
-		for (k in n) {
-			m = n[k]
-			for (i = 1; i <= m; i++) { a[i] = w[k, i]; b[i] = c[k, i] }
-			med = median(a, m)
-			printf "%s|%.3f|%.3f|%.3f|%.3f\n", k, med, a[1], a[m], median(b, m)
-		}
-	}' "$WORK/timing.runs" >"$WORK/timing.stats"
-
-declare -A MED MIN MAX CPUR LAUNCHED PLAN
-while IFS='|' read -r cfg q med mn mx cr; do
-	MED[$cfg.$q]=$med MIN[$cfg.$q]=$mn MAX[$cfg.$q]=$mx CPUR[$cfg.$q]=$cr
-done <"$WORK/timing.stats"
+# per cfg.q: MED, MIN, MAX of the wall times, CPUR the median of cpu/wall
+bench_read_stats "$WORK/times"
+declare -A CPUR LAUNCHED PLAN
+while IFS='|' read -r k cr _; do
+	CPUR[$k]=$cr
+done < <(awk -F'|' '{ print $2 "." $3 "|" ($5 > 0 ? $6 / $5 : 0) }' "$WORK/timing.runs" | bench_stats)
 # E|cfg|q|ms|planned|launched|batches|peak|disk|plan
 while IFS='|' read -r _ cfg q _ _ launched _ _ _ plan; do
 	LAUNCHED[$cfg.$q]=${launched:-0} PLAN[$cfg.$q]=$plan
-done < <(grep '^E|' "$WORK/timing.out")
+done < <(grep '^E|' "$WORK/warmup.out")
 
 plans_ok=1
 echo "== Plans (EXPLAIN ANALYZE of the warm-up round)"
@@ -384,7 +324,7 @@ read -r _ u1 n1 s1 i1 w1 q1 sq1 st1 _ <<<"$stat1"
 tot=$(((u1 + n1 + s1 + i1 + w1 + q1 + sq1 + st1) - (u0 + n0 + s0 + i0 + w0 + q0 + sq0 + st0)))
 steal_pct=$(awk -v s=$((st1 - st0)) -v t="$tot" 'BEGIN {printf "%.1f", t ? 100 * s / t : 0}')
 
-printf '== Times (ms, psql \\timing of the plain query; %s rounds after one warm-up)\n' "$REPS"
+printf '== Times (ms, pgbench, each run after an untimed one in its session; %s rounds after one warm-up)\n' "$REPS"
 printf '%-32s %-24s %9s %9s %9s %8s %9s\n' plan query median min max Mkeys/s "cpu/wall"
 for cfg in "${CONFIGS[@]}"; do
 	for q in "${QUERIES[@]}"; do
@@ -403,7 +343,7 @@ the backend waited for a CPU, i.e. other work ran on the machine.
 CPU stolen by the hypervisor during the timing phase: ${steal_pct}%.
 (every timed run, wall ms / backend CPU ms:
 EOF
-awk -F'|' '$1 == "E" { printf "  %s %s warm-up under EXPLAIN ANALYZE: %.1f ms\n", $2, $3, $4 }' "$WORK/timing.out"
+awk -F'|' '$1 == "E" { printf "  %s %s warm-up under EXPLAIN ANALYZE: %.1f ms\n", $2, $3, $4 }' "$WORK/warmup.out"
 sort -t'|' -k4,4n -k2,2 "$WORK/timing.runs" | awk -F'|' '{ printf "  %s %s round %d: %.1f / %.1f\n", $2, $3, $4, $5, $6 }'
 echo ")"
 # serial runs that got less than 90% of a CPU
@@ -688,7 +628,8 @@ SUMMARY=$OUT_DIR/agg_bench-$STAMP.md
 	echo
 	echo "$run_date; $(bench_cpu_model), $(nproc) cores, $(bench_ram) RAM; PostgreSQL $(psql_c "SHOW server_version"); commit $git_rev."
 	echo "$KEYS keys \`md5(i::text)\` (32 characters), bits_per_key $BITS, table in shared buffers, jit off."
-	printf 'Times: psql \\timing in ms, median (min–max) of %s runs after a warm-up.\n' "$REPS"
+	echo "Times: pgbench's latency in ms, each run in a session of its own after an untimed run of the query;"
+	echo "median (min–max) of $REPS runs after a warm-up round."
 	echo "\"bloom_agg without final\" is an aggregate of bloom_agg's transition and combine functions alone."
 	echo
 	echo "| query | serial | 2 workers + leader | 2 workers, leader not scanning |"
