@@ -15,8 +15,8 @@
 #   --keys N          probe keys, md5 of a counter (default 10000000)
 #   --filter-keys M   keys in the filter, the first M probe keys (default
 #                     1000000: a 1.2 MB filter, stored out of line)
-#   --reps R          timed repetitions of each query (default 5; one
-#                     unmeasured warm-up round always runs first)
+#   --reps R          timed repetitions of each query (default 5; each
+#                     runs right after an untimed run of the same query)
 #   --quick           --keys 100000 --filter-keys 10000 --reps 1
 #                     (explicit options win)
 #   --no-build        use the extension already installed
@@ -39,66 +39,24 @@
 # The target is (b) / (a) <= 1.2.
 #
 # Queries run serially (max_parallel_workers_per_gather = 0) with jit off,
-# the tables in shared buffers; psql's \timing of one-row results is
-# recorded, in rounds whose order rotates.
+# the tables in shared buffers; pgbench's latency of one-row results is
+# recorded (bench_time in bench/lib/common.sh: each run in a session of its
+# own, after an untimed run of the same query), in rounds whose order
+# rotates.
 
 set -euo pipefail
 export LC_ALL=C
 unset LANGUAGE
-
-usage() {
-	sed -n '3,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
-}
 
 KEYS=10000000
 FILTER_KEYS=1000000
 REPS=5
 BITS=10
 TARGET=1.2
-BUILD=1
-opt_keys='' opt_fkeys='' opt_reps='' quick=''
 
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-
-# --keys=N is --keys N, and so on
-bench_split_opts '--keys --filter-keys --reps' "$@"
-set -- "${BENCH_ARGS[@]}"
-while [ $# -gt 0 ]; do
-	case $1 in
-	--keys | --filter-keys | --reps)
-		bench_need_int "$1" "${2:-}"
-		case $1 in
-		--keys) opt_keys=$2 ;;
-		--filter-keys) opt_fkeys=$2 ;;
-		--reps) opt_reps=$2 ;;
-		esac
-		shift 2
-		;;
-	--quick)
-		quick=1
-		shift
-		;;
-	--no-build)
-		BUILD=
-		shift
-		;;
-	-h | --help)
-		usage
-		exit 0
-		;;
-	*)
-		printf 'probe_bench.sh: unknown option %s (see --help)\n' "$1" >&2
-		exit 2
-		;;
-	esac
-done
-if [ -n "$quick" ]; then
-	KEYS=100000 FILTER_KEYS=10000 REPS=1
-fi
-KEYS=${opt_keys:-$KEYS}
-FILTER_KEYS=${opt_fkeys:-$FILTER_KEYS}
-REPS=${opt_reps:-$REPS}
+bench_options '--keys:KEYS --filter-keys:FILTER_KEYS --reps:REPS' 'KEYS=100000 FILTER_KEYS=10000 REPS=1' "$@"
 if [ "$FILTER_KEYS" -gt "$KEYS" ]; then
 	printf 'probe_bench.sh: --filter-keys (%s) must not exceed --keys (%s)\n' "$FILTER_KEYS" "$KEYS" >&2
 	exit 2
@@ -176,12 +134,12 @@ fi
 
 QUERIES=(scan build a b1 aj b2)
 declare -A Q_SQL=(
-	[scan]="SELECT count(k) FROM probe_keys"
-	[build]="SELECT octet_length(bloom_agg(k, $BITS)::bytea) FROM filter_keys"
-	[a]="SELECT count(*) FROM probe_keys WHERE k <~ (SELECT bloom_agg(k, $BITS) FROM filter_keys)"
-	[b1]="SELECT count(*) FROM probe_keys WHERE k <~ (SELECT f FROM stored_filters WHERE id = 1)"
-	[aj]="SELECT count(*) FROM probe_keys p, (SELECT (SELECT bloom_agg(k, $BITS) FROM filter_keys) AS f OFFSET 0) s WHERE p.k <~ s.f"
-	[b2]="SELECT count(*) FROM probe_keys p JOIN stored_filters s ON s.id = 1 WHERE p.k <~ s.f"
+	[scan]="SELECT count(k) AS v FROM probe_keys"
+	[build]="SELECT octet_length(bloom_agg(k, $BITS)::bytea) AS v FROM filter_keys"
+	[a]="SELECT count(*) AS v FROM probe_keys WHERE k <~ (SELECT bloom_agg(k, $BITS) FROM filter_keys)"
+	[b1]="SELECT count(*) AS v FROM probe_keys WHERE k <~ (SELECT f FROM stored_filters WHERE id = 1)"
+	[aj]="SELECT count(*) AS v FROM probe_keys p, (SELECT (SELECT bloom_agg(k, $BITS) FROM filter_keys) AS f OFFSET 0) s WHERE p.k <~ s.f"
+	[b2]="SELECT count(*) AS v FROM probe_keys p JOIN stored_filters s ON s.id = 1 WHERE p.k <~ s.f"
 )
 declare -A Q_NAME=(
 	[scan]="count(k) over probe_keys, for scale"
@@ -192,59 +150,36 @@ declare -A Q_NAME=(
 	[b2]="(b2) stored filter, joined"
 )
 
-# Round 0 is the warm-up and is not recorded.  Each round runs the queries
-# in a rotated order, so that none always runs first.
+# Each round runs the queries in a rotated order, so that none always runs
+# first; bench_time runs each in a session of its own: untimed, the query
+# (which warms the session up), then the query, timed; both answers are
+# written down.
 nq=${#QUERIES[@]}
-{
-	for ((rep = 0; rep <= REPS; rep++)); do
-		for ((j = 0; j < nq; j++)); do
-			q=${QUERIES[$(((j + rep) % nq))]}
-			printf '\\echo M|%s|%d\n\\timing on\n%s;\n\\timing off\n' "$q" "$rep" "${Q_SQL[$q]}"
-		done
+bf_log "timing: $REPS round(s)"
+: >"$WORK/times"
+: >"$WORK/answers"
+for ((rep = 1; rep <= REPS; rep++)); do
+	for ((j = 0; j < nq; j++)); do
+		q=${QUERIES[$(((j + rep) % nq))]}
+		bench_time "$q" "${Q_SQL[$q]} \gset" "${Q_SQL[$q]} \gset w_" "\\shell echo $q :w_v :v >> $WORK/answers"
 	done
-} >"$WORK/timing.sql"
+done
 
-bf_log "timing: $REPS round(s) after a warm-up round"
-"${PSQL[@]}" -f "$WORK/timing.sql" >"$WORK/timing.out"
-
-# M|query|rep, then the query's one-row result, then "Time: X ms"
-awk -F'|' '
-	/^M\|/ { q = $2; rep = $3; want = 1; next }
-	want == 1 { result = $0; want = 2; next }
-	want == 2 && /^Time: / {
-		split($0, t, " ")
-		print q "|" rep "|" result "|" t[2]
-		want = 0
-	}' "$WORK/timing.out" >"$WORK/timings.psv"
-
-# Every round must give the same answers, and (a), (b1), (b2) the same count.
+# Every run must give the same answer, and (a), (b1), (b2) the same count.
 for q in "${QUERIES[@]}"; do
-	n=$(awk -F'|' -v q="$q" '$1 == q' "$WORK/timings.psv" | cut -d'|' -f3 | sort -u | wc -l)
+	n=$(awk -v q="$q" '$1 == q { print $2; print $3 }' "$WORK/answers" | sort -u | wc -l)
 	if [ "$n" -ne 1 ]; then
-		bf_err "query $q gave $n different answers across rounds"
+		bf_err "query $q gave $n different answers across runs"
 		exit 1
 	fi
 done
-answer() { awk -F'|' -v q="$1" '$1 == q { print $3; exit }' "$WORK/timings.psv"; }
+answer() { awk -v q="$1" '$1 == q { print $3; exit }' "$WORK/answers"; }
 if [ "$(answer a)" != "$(answer b1)" ] || [ "$(answer a)" != "$(answer b2)" ]; then
 	bf_err "the queries disagree: (a) $(answer a), (b1) $(answer b1), (b2) $(answer b2)"
 	exit 1
 fi
 
-# median, min, max of the recorded rounds (rep >= 1), in ms
-stats() {
-	awk -F'|' -v q="$1" '$1 == q && $2 >= 1 { print $4 }' "$WORK/timings.psv" | sort -g |
-		awk '{ v[NR] = $1 }
-			END {
-				if (NR == 0) { print "nan nan nan"; exit }
-				med = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
-				printf "%.1f %.1f %.1f\n", med, v[1], v[NR]
-			}'
-}
-declare -A MED MIN MAX
-for q in "${QUERIES[@]}"; do
-	read -r MED[$q] MIN[$q] MAX[$q] < <(stats "$q")
-done
+bench_read_stats "$WORK/times"
 ratio() { awk -v x="$1" -v y="$2" 'BEGIN { printf "%.3f", x / y }'; }
 verdict() {
 	awk -v r="$1" -v t="$TARGET" 'BEGIN { print (r <= t ? "met" : "NOT met") }'
@@ -255,7 +190,7 @@ members=$(answer a)
 	echo "== Results ($REPS round(s); ms)"
 	printf '%-40s %12s %12s %12s\n' query median min max
 	for q in "${QUERIES[@]}"; do
-		printf '%-40s %12s %12s %12s\n' "${Q_NAME[$q]}" "${MED[$q]}" "${MIN[$q]}" "${MAX[$q]}"
+		printf '%-40s %12.1f %12.1f %12.1f\n' "${Q_NAME[$q]}" "${MED[$q]}" "${MIN[$q]}" "${MAX[$q]}"
 	done
 	echo
 	echo "probes that passed: $members of $KEYS ($FILTER_KEYS members, the rest false positives)"
