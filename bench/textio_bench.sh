@@ -15,8 +15,8 @@
 #   --keys N      keys of the filter, md5(i::text) for i = 1..N, at 10 bits
 #                 a key (default 10000000: a filter of 12,500,001 bytes, whose
 #                 text is 25,000,004 characters)
-#   --reps R      timed rounds (default 7; each runs every query twice; one
-#                 unmeasured warm-up round always runs first)
+#   --reps R      timed rounds (default 7; each runs every query twice, each
+#                 time right after an untimed run of it in the same session)
 #   --quick       --keys 100000 --reps 1 (explicit options win)
 #   --no-build    use the extension already installed
 #   -h, --help    this text
@@ -38,65 +38,25 @@
 #   input, cast    SELECT h::bloomfilter IS NOT NULL FROM bench_hex   vs
 #                  h::bytea (I/O conversions: the input function, after a
 #                  detoast of the text both pay alike)
-# Times are psql's \timing, in ms; the ratios are bloomfilter / bytea, of
-# the medians and of the best runs.  The target is <= 1.2 for the COPY pairs.
+# Times are pgbench's latency, in ms (bench_time in bench/lib/common.sh: each
+# run in a session of its own, right after an untimed run of the same
+# statement); the ratios are bloomfilter / bytea, of the medians and of the
+# best runs.  The target is <= 1.2 for the COPY pairs.
 # The last line checks that the bytes round-trip: the filter read back from
 # its COPY text and from its cast text equals the bytea, and its text equals
 # bytea's text.
 
 set -euo pipefail
-# psql prints "Time: 1.234 ms" translated and with the locale's decimal point
 export LC_ALL=C
 unset LANGUAGE
-
-usage() {
-	sed -n '3,/^$/{s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
-}
 
 KEYS=10000000
 REPS=7
 BITS=10
-BUILD=1
-opt_keys='' opt_reps='' quick=''
 
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-
-bench_split_opts '--keys --reps' "$@"
-set -- "${BENCH_ARGS[@]}"
-while [ $# -gt 0 ]; do
-	case $1 in
-	--keys | --reps)
-		bench_need_int "$1" "${2:-}"
-		case $1 in
-		--keys) opt_keys=$2 ;;
-		--reps) opt_reps=$2 ;;
-		esac
-		shift 2
-		;;
-	--quick)
-		quick=1
-		shift
-		;;
-	--no-build)
-		BUILD=
-		shift
-		;;
-	-h | --help)
-		usage
-		exit 0
-		;;
-	*)
-		printf 'textio_bench.sh: unknown option %s (see --help)\n' "$1" >&2
-		exit 2
-		;;
-	esac
-done
-if [ -n "$quick" ]; then
-	KEYS=100000 REPS=1
-fi
-KEYS=${opt_keys:-$KEYS}
-REPS=${opt_reps:-$REPS}
+bench_options '--keys:KEYS --reps:REPS' 'KEYS=100000 REPS=1' "$@"
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 REPO=$PWD
@@ -187,41 +147,25 @@ Q[in_copy.b]="COPY bench_in_b FROM '$HEX_FILE' WHERE false"
 Q[in_cast.f]="SELECT h::bloomfilter IS NOT NULL FROM bench_hex"
 Q[in_cast.b]="SELECT h::bytea IS NOT NULL FROM bench_hex"
 
-{
-	printf '%s\n' '\timing on'
-	for ((rep = 0; rep <= REPS; rep++)); do
-		# each of the pair runs twice a round, once before the other and
-		# once after it: whatever the previous query leaves behind weighs
-		# on both alike
-		if ((rep % 2)); then order="f b b f"; else order="b f f b"; fi
-		for p in "${PAIRS[@]}"; do
-			for t in $order; do
-				printf '\\echo M|%s|%s|%s\n' "$p" "$t" "$rep"
-				echo "${Q[$p.$t]};"
-			done
+bf_log "timing: $REPS rounds of ${#PAIRS[@]} pairs, interleaved"
+t0=$(date +%s)
+: >"$WORK/times"
+for ((rep = 1; rep <= REPS; rep++)); do
+	# each of the pair runs twice a round, once before the other and once
+	# after it: whatever the previous query leaves behind weighs on both alike
+	if ((rep % 2)); then order="f b b f"; else order="b f f b"; fi
+	for p in "${PAIRS[@]}"; do
+		for t in $order; do
+			bench_time "$p.$t" "${Q[$p.$t]};" "${Q[$p.$t]};"
 		done
 	done
-} >"$WORK/timing.sql"
-
-bf_log "timing: $REPS rounds (+1 warm-up) of ${#PAIRS[@]} pairs, interleaved"
-t0=$(date +%s)
-psql_file "$WORK/timing.sql" >"$WORK/timing.out"
+done
 bf_log "timing done in $(($(date +%s) - t0)) s"
-
-# -> pair.type|ms, one line a timed run (round 0, the warm-up, left out)
-awk -F'|' '
-	$1 == "M" { key = ($4 == 0) ? "" : $2 "." $3; next }
-	/^Time: / && key != "" { t = $0; sub(/^Time: /, "", t); sub(/ ms.*$/, "", t); print key "|" t; key = "" }
-' "$WORK/timing.out" >"$WORK/timing.runs"
-if [ "$(wc -l <"$WORK/timing.runs")" -ne $((REPS * ${#PAIRS[@]} * 4)) ]; then
-	bf_err "could not read every timing from $WORK/timing.out"
+if [ "$(wc -l <"$WORK/times")" -ne $((REPS * ${#PAIRS[@]} * 4)) ]; then
+	bf_err "could not read every timing from $WORK/times"
 	exit 1
 fi
-
-declare -A MED MIN MAX
-while IFS='|' read -r k med mn mx _; do
-	MED[$k]=$med MIN[$k]=$mn MAX[$k]=$mx
-done < <(bench_stats <"$WORK/timing.runs")
+bench_read_stats "$WORK/times"
 
 # ---- round trip ---------------------------------------------------------------
 
@@ -250,7 +194,8 @@ SUMMARY=$OUT_DIR/textio_bench-$STAMP.md
 	echo
 	echo "$run_date; $(bench_cpu_model), $(nproc) cores; PostgreSQL $(psql_c "SHOW server_version"); commit $git_rev."
 	echo "A filter of $filter_bytes bytes (bloom_agg over $KEYS md5 keys, $BITS bits a key); its text is $hex_chars characters."
-	printf 'Times: psql \\timing in ms, median (min–max) of %s runs (%s rounds) after a warm-up round, interleaved.\n' $((2 * REPS)) "$REPS"
+	echo "Times: pgbench's latency in ms, each run in a session of its own after an untimed run of the same"
+	echo "statement; median (min–max) of $((2 * REPS)) runs ($REPS rounds), interleaved."
 	echo
 	echo "| what | bloomfilter | bytea | bloomfilter / bytea, medians | of best runs |"
 	echo "|---|---:|---:|---:|---:|"
@@ -269,7 +214,7 @@ echo "(every timed run, ms, in the order run:"
 for p in "${PAIRS[@]}"; do
 	for t in f b; do
 		printf '  %-36s %-11s %s\n' "${P_NAME[$p]}" "$([ $t = f ] && echo bloomfilter || echo bytea)" \
-			"$(awk -F'|' -v k="$p.$t" '$1 == k {printf "%s%.1f", sep, $2; sep = " "}' "$WORK/timing.runs")"
+			"$(awk -F'|' -v k="$p.$t" '$1 == k {printf "%s%.1f", sep, $2; sep = " "}' "$WORK/times")"
 	done
 done
 echo ")"
