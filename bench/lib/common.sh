@@ -16,15 +16,10 @@
 #                            so far (from /proc/stat), for bench_cpu_share
 #   bench_cpu_share A B      from two bench_cpu_ticks readings: "busy% steal%"
 #   bench_stats              stdin "key|value" lines -> "key|median|min|max|n"
-#   BENCH_AWK_MEDIAN         awk source of median(arr, m), for other awk
-#                            programs to start with
 #   bench_read_stats FILE    "key|value" lines of FILE -> the arrays MED, MIN
 #                            and MAX, indexed by key
 #   bench_ratio A B          A / B with 2 decimals
 #   bench_need_int OPT V [MIN]  exit 2 unless V is an integer >= MIN (default 1)
-#   bench_split_opts 'OPT...' ARG...  ARG... in BENCH_ARGS, each "OPT=V" of
-#                            the options named split into "OPT" "V"; then
-#                            set -- "${BENCH_ARGS[@]}"
 #   bench_options SPEC QUICK ARG...  the script's options (see below)
 #   bench_time LABEL SQL [BEFORE [AFTER]]  time SQL with pgbench (see below)
 #   bench_cpu_fn_sql         SQL that creates bench_cpu_ms(), the backend's
@@ -102,20 +97,16 @@ bench_cpu_share() {
 		'BEGIN {if (t <= 0) print "? ?"; else printf "%.0f%% %.1f%%\n", 100 * b / t, 100 * s / t}'
 }
 
-# An awk function for awk programs to start with: median(arr, m) of
-# arr[1..m], which it leaves sorted (so arr[1] and arr[m] are min and max).
-BENCH_AWK_MEDIAN='
-	function median(arr, m,   i, j, x) {
-		for (i = 2; i <= m; i++) {
-			x = arr[i]
-			for (j = i - 1; j >= 1 && arr[j] > x; j--) arr[j + 1] = arr[j]
-			arr[j + 1] = x
-		}
-		return (m % 2) ? arr[(m + 1) / 2] : (arr[m / 2] + arr[m / 2 + 1]) / 2
-	}'
-
 bench_stats() {
-	awk -F'|' "$BENCH_AWK_MEDIAN"'
+	awk -F'|' '
+		function median(arr, m,   i, j, x) {	# of arr[1..m], left sorted
+			for (i = 2; i <= m; i++) {
+				x = arr[i]
+				for (j = i - 1; j >= 1 && arr[j] > x; j--) arr[j + 1] = arr[j]
+				arr[j + 1] = x
+			}
+			return (m % 2) ? arr[(m + 1) / 2] : (arr[m / 2] + arr[m / 2 + 1]) / 2
+		}
 		NF >= 2 && $2 != "" { n[$1]++; v[$1, n[$1]] = $2 + 0 }
 		END {
 			for (k in n) {
@@ -154,32 +145,13 @@ bench_need_int() {
 	fi
 }
 
-bench_split_opts() {
-	# " --keys --reps ": the options that take a value.  The argument after
-	# one of them is its value and is never split, so that "--keys --reps=3"
-	# still complains about the value "--reps=3".
-	local opts=" $1 " arg value_next=''
-	shift
-	BENCH_ARGS=()
-	for arg; do
-		if [ -n "$value_next" ]; then
-			value_next=''
-		elif [[ $opts == *" $arg "* ]]; then
-			value_next=1
-		elif [[ $arg == --*=* && $opts == *" ${arg%%=*} "* ]]; then
-			BENCH_ARGS+=("${arg%%=*}" "${arg#*=}")
-			continue
-		fi
-		BENCH_ARGS+=("$arg")
-	done
-}
-
 # bench_options SPEC QUICK ARG...: parse the script's options ARG... into
 # its variables.  SPEC is words
 #   --opt:VAR[:MIN]   --opt N sets VAR to the integer N >= MIN (default 1)
 #   --opt:VAR:list    --opt LIST sets VAR to numbers separated by commas
 #   --opt:VAR=VALUE   the flag --opt sets VAR to VALUE (which may be empty)
-# and a value follows its option as the next argument or after "=".  Every
+# and a value follows its option as the next argument (taken as it is:
+# "--keys --reps=3" complains about "--reps=3") or after "=".  Every
 # script also has --quick (QUICK=1, and then the assignments "VAR=V ..." of
 # QUICK to the variables no option set: explicit options win), --no-build
 # (BUILD='', else 1) and -h/--help (the script's header comment, up to its
