@@ -49,7 +49,10 @@ bench_machine() {
 	if grep -q '^flags.* hypervisor' /proc/cpuinfo 2>/dev/null; then
 		echo "virtual machine: yes (a hypervisor flag is set)"
 	fi
-	echo "caches: $(lscpu 2>/dev/null | awk -F': *' '/^L[123][di]? cache/ {printf "%s%s %s", sep, $1, $2; sep="; "}')"
+	# lscpu names no cache on some virtual machines; getconf still may
+	echo "caches: $(lscpu 2>/dev/null | awk -F': *' '/^L[123][di]? cache/ {printf "%s%s %s", sep, $1, $2; sep="; "}' |
+		grep . || getconf -a 2>/dev/null | awk '/^LEVEL[123]_(D)?CACHE_SIZE/ && $2 > 0 {printf "%s%s %d kB", sep, $1, $2 / 1024; sep="; "}')"
+	echo "huge pages reserved (vm.nr_hugepages): $(cat /proc/sys/vm/nr_hugepages 2>/dev/null || echo '?'), free: $(awk '/^HugePages_Free/ {print $2}' /proc/meminfo 2>/dev/null)"
 	echo "ram: $(bench_ram)"
 	echo "kernel: $(uname -sr)"
 	echo "transparent huge pages: ${thp:-unknown}"
