@@ -299,6 +299,8 @@ extern void bloom_prepared_set_hashes_buffered(const bloom_prepared *p,
  * where there is no such thing.
  */
 #define BLOOM_HUGE_PAGES_MIN_BYTES	((size_t) 4 << 20)
+/* A huge page; areas that start on such a boundary get huge pages all through. */
+#define BLOOM_HUGE_PAGE_BYTES		((size_t) 2 << 20)
 extern void bloom_advise_huge_pages(void *area, size_t len);
 
 /* LevelDB's KeyMayMatch on any bytes, given the key's bloom_key_hash. */

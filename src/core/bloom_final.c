@@ -110,6 +110,29 @@ bloom_final_threads_for(const bloom_geometry *geometry, uint64_t nhashes,
 	return by_hashes < max ? (unsigned) by_hashes : max;
 }
 
+/*
+ * malloc'd memory for the bit setting's buckets and scratch: from 2 MB on,
+ * whole huge pages from a huge page boundary (only the aligned part of an
+ * area gets huge pages; 2 threads' buckets for a 12.5 MB filter are 3.1 MB
+ * each, which otherwise took 1,500 page faults of 4 kB).
+ */
+static void *
+alloc_on_huge_pages(size_t bytes)
+{
+	void	   *area = NULL;
+	size_t		rounded;
+
+	if (bytes < BLOOM_HUGE_PAGE_BYTES)
+		return malloc(bytes);
+	rounded = (bytes + BLOOM_HUGE_PAGE_BYTES - 1) & ~(BLOOM_HUGE_PAGE_BYTES - 1);
+	if (rounded < BLOOM_HUGE_PAGES_MIN_BYTES)
+		rounded = BLOOM_HUGE_PAGES_MIN_BYTES;
+	if (posix_memalign(&area, BLOOM_HUGE_PAGE_BYTES, rounded) != 0)
+		return NULL;
+	bloom_advise_huge_pages(area, rounded);
+	return area;
+}
+
 unsigned
 bloom_online_cpus(void)
 {
@@ -415,14 +438,13 @@ bloom_final_start(bloom_final_job **jobp, uint8_t *filter,
 
 		ts->job = job;
 		ts->id = t;
-		ts->buckets = malloc(job->nregions * job->cap * sizeof(uint32_t));
+		ts->buckets = alloc_on_huge_pages(job->nregions * job->cap * sizeof(uint32_t));
 		ts->cursor = malloc(job->nregions * sizeof(uint32_t *));
 		if (ts->buckets == NULL || ts->cursor == NULL)
 		{
 			free_job(job);
 			return BLOOM_ERR_NO_MEMORY;
 		}
-		bloom_advise_huge_pages(ts->buckets, job->nregions * job->cap * sizeof(uint32_t));
 		for (size_t r = 0; r < job->nregions; r++)
 			ts->cursor[r] = ts->buckets + r * job->cap;
 	}
@@ -508,7 +530,7 @@ bloom_build_from_runs(uint8_t *filter, const bloom_geometry *geometry,
 	{
 		size_t		scratch_size = bloom_set_scratch_size(geometry->bits);
 		uint32_t   *scratch = scratch_size > 0 ?
-			malloc(scratch_size * sizeof(uint32_t)) : NULL;
+			alloc_on_huge_pages(scratch_size * sizeof(uint32_t)) : NULL;
 
 		if (scratch_size > 0 && scratch == NULL)
 			return BLOOM_ERR_NO_MEMORY;

@@ -62,8 +62,11 @@ build_serially(uint8 *filter, const bloom_geometry *geometry,
 		scratch_context = AllocSetContextCreate(CurrentMemoryContext,
 												"bloom_agg final scratch",
 												ALLOCSET_DEFAULT_SIZES);
+	/* on a huge page boundary, so that all of it gets huge pages */
 	scratch = scratch_size > 0 ?
-		MemoryContextAlloc(scratch_context, scratch_size * sizeof(uint32)) : NULL;
+		(uint32 *) TYPEALIGN(BLOOM_HUGE_PAGE_BYTES,
+							 MemoryContextAlloc(scratch_context,
+												scratch_size * sizeof(uint32) + BLOOM_HUGE_PAGE_BYTES)) : NULL;
 	if (scratch != NULL)
 		bloom_advise_huge_pages(scratch, scratch_size * sizeof(uint32));
 
