@@ -303,6 +303,17 @@ extern void bloom_prepared_set_hashes_buffered(const bloom_prepared *p,
 #define BLOOM_HUGE_PAGE_BYTES		((size_t) 2 << 20)
 extern void bloom_advise_huge_pages(void *area, size_t len);
 
+/*
+ * Only the 2 MB-aligned part of an area gets huge pages.  An area of len
+ * bytes placed in an allocation bloom_huge_page_slack(len) bytes larger,
+ * at bloom_huge_page_start(the allocation's first usable byte, len), starts
+ * on a huge page boundary when it is large enough to ask for huge pages
+ * (and is asked for them); a smaller one starts where it would have.  The
+ * slack before a large area is never touched.
+ */
+extern size_t bloom_huge_page_slack(size_t len);
+extern void *bloom_huge_page_start(void *at, size_t len);
+
 /* LevelDB's KeyMayMatch on any bytes, given the key's bloom_key_hash. */
 extern bool bloom_may_contain_hash(const uint8_t *filter, size_t len,
 								   uint32_t hash);

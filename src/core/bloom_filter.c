@@ -148,6 +148,24 @@ bloom_prepared_set_hashes(const bloom_prepared *p, uint8_t *bit_array,
 	}
 }
 
+size_t
+bloom_huge_page_slack(size_t len)
+{
+	return len >= BLOOM_HUGE_PAGES_MIN_BYTES ? BLOOM_HUGE_PAGE_BYTES : 0;
+}
+
+void *
+bloom_huge_page_start(void *at, size_t len)
+{
+	uintptr_t	start = (uintptr_t) at;
+
+	if (len < BLOOM_HUGE_PAGES_MIN_BYTES)
+		return at;
+	start = (start + BLOOM_HUGE_PAGE_BYTES - 1) & ~(uintptr_t) (BLOOM_HUGE_PAGE_BYTES - 1);
+	bloom_advise_huge_pages((void *) start, len);
+	return (void *) start;
+}
+
 void
 bloom_advise_huge_pages(void *area, size_t len)
 {

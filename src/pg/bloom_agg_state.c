@@ -83,16 +83,13 @@ static void *
 alloc_hashes(MemoryContext cxt, Size header, uint64 nhashes)
 {
 	Size		bytes = nhashes * sizeof(uint32);
-	Size		align = bytes >= BLOOM_HUGE_PAGES_MIN_BYTES ?
-		BLOOM_HUGE_PAGE_BYTES : MAXIMUM_ALIGNOF;
 	Size		lead = MAXALIGN(sizeof(void *)) + MAXALIGN(header);
-	char	   *base = MemoryContextAllocExtended(cxt, lead + align + bytes,
+	char	   *base = MemoryContextAllocExtended(cxt, lead + bloom_huge_page_slack(bytes) + bytes,
 												  MCXT_ALLOC_HUGE);
-	char	   *hashes = (char *) TYPEALIGN(align, base + lead);
+	char	   *hashes = bloom_huge_page_start(base + lead, bytes);
 	char	   *start = hashes - MAXALIGN(header);
 
 	((void **) start)[-1] = base;
-	bloom_advise_huge_pages(hashes, bytes);
 	return start;
 }
 

@@ -62,13 +62,16 @@ build_serially(uint8 *filter, const bloom_geometry *geometry,
 		scratch_context = AllocSetContextCreate(CurrentMemoryContext,
 												"bloom_agg final scratch",
 												ALLOCSET_DEFAULT_SIZES);
-	/* on a huge page boundary, so that all of it gets huge pages */
-	scratch = scratch_size > 0 ?
-		(uint32 *) TYPEALIGN(BLOOM_HUGE_PAGE_BYTES,
-							 MemoryContextAlloc(scratch_context,
-												scratch_size * sizeof(uint32) + BLOOM_HUGE_PAGE_BYTES)) : NULL;
-	if (scratch != NULL)
-		bloom_advise_huge_pages(scratch, scratch_size * sizeof(uint32));
+	if (scratch_size > 0)
+	{
+		Size		bytes = scratch_size * sizeof(uint32);
+
+		scratch = bloom_huge_page_start(MemoryContextAlloc(scratch_context,
+														   bytes + bloom_huge_page_slack(bytes)),
+										bytes);
+	}
+	else
+		scratch = NULL;
 
 	/* in batches, so that a cancel stops a final over a billion keys */
 	for (int r = 0; r < nruns; r++)
