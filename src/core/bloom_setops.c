@@ -11,14 +11,12 @@
 #include <string.h>
 
 /*
- * dst op= src over the bit arrays (all but the final k byte).  Inlined into
- * each caller with intersect a constant, so each gets its own branch-free
- * loop.
+ * dst op= src over nbytes bytes.  Inlined into each caller with intersect
+ * a constant, so each gets its own branch-free loop.
  */
 static inline void
-combine_into(uint8_t *dst, const uint8_t *src, size_t len, bool intersect)
+combine_bytes(uint8_t *dst, const uint8_t *src, size_t nbytes, bool intersect)
 {
-	size_t		nbytes = len < 1 ? 0 : len - 1;
 	size_t		i = 0;
 
 	for (; nbytes - i >= 8; i += 8)
@@ -38,11 +36,17 @@ combine_into(uint8_t *dst, const uint8_t *src, size_t len, bool intersect)
 void
 bloom_union_into(uint8_t *dst, const uint8_t *src, size_t len)
 {
-	combine_into(dst, src, len, false);
+	combine_bytes(dst, src, len < 1 ? 0 : len - 1, false);
 }
 
 void
 bloom_intersect_into(uint8_t *dst, const uint8_t *src, size_t len)
 {
-	combine_into(dst, src, len, true);
+	combine_bytes(dst, src, len < 1 ? 0 : len - 1, true);
+}
+
+void
+bloom_or_bytes(uint8_t *dst, const uint8_t *src, size_t nbytes)
+{
+	combine_bytes(dst, src, nbytes, false);
 }

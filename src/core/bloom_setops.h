@@ -32,6 +32,9 @@ bloom_same_geometry(const uint8_t *a, size_t alen,
 extern void bloom_union_into(uint8_t *dst, const uint8_t *src, size_t len);
 extern void bloom_intersect_into(uint8_t *dst, const uint8_t *src, size_t len);
 
+/* dst |= src over nbytes bytes, all of them (a part of a bit array). */
+extern void bloom_or_bytes(uint8_t *dst, const uint8_t *src, size_t nbytes);
+
 BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_SETOPS_H */
