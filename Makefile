@@ -133,6 +133,12 @@ tools/gaps_bench: tools/gaps_bench.c $(CORE_SRCS) $(CORE_HDRS)
 gaps-bench: tools/gaps_bench
 	tools/gaps_bench
 
+tools/set_bench: tools/set_bench.c $(CORE_SRCS) $(CORE_HDRS)
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ tools/set_bench.c $(CORE_SRCS) -lm -pthread
+
+set-bench: tools/set_bench
+	tools/set_bench
+
 # What first touching memory costs here (README, Performance).
 tools/fault_cost: tools/fault_cost.c
 	$(TEST_CC) $(TEST_CFLAGS) -o $@ tools/fault_cost.c
@@ -162,6 +168,6 @@ DIST_REF ?= HEAD
 dist:
 	git archive --format zip --prefix=bloomfilter-$(DIST_VERSION)/ -o bloomfilter-$(DIST_VERSION).zip $(DIST_REF)
 
-.PHONY: unittest leveldbtest unittest-sanitize unittest-tsan gaps-bench fault-cost unittest-s390x dist statstest scheme-table
+.PHONY: unittest leveldbtest unittest-sanitize unittest-tsan gaps-bench set-bench fault-cost unittest-s390x dist statstest scheme-table
 
 EXTRA_CLEAN = test/stats/stats_accuracy tools/scheme_table test/unit/test_core test/unit/test_core_sanitize test/unit/test_core_s390x bloomfilter-*.zip test/unit/vectors2tsv test/leveldb/leveldb_diff test/leveldb/obj test/fuzz/build bench/core_bench bench/obj tools/fault_cost

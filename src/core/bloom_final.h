@@ -49,6 +49,25 @@ extern unsigned bloom_final_threads_for(const bloom_geometry *geometry,
 										uint64_t nhashes, unsigned max);
 
 /*
+ * The scratch (in 32-bit words) for setting nhashes hashes' bits into a
+ * filter of this geometry on one thread: bloom_set_scratch_size's, or 0
+ * when there are fewer positions than it would hold.  Buckets pay only
+ * when they gather several positions per cache line of their region; a
+ * handful of keys into a large filter (the distinct keys of a column with
+ * many repeats) would fault in megabytes of scratch for nothing.
+ */
+extern size_t bloom_final_scratch_size(const bloom_geometry *geometry,
+									   uint64_t nhashes);
+
+/*
+ * Whether a job of nthreads threads sets this geometry's bits into copies
+ * of the bit array, one a thread, OR-ed together at the end (a filter of
+ * moderate size), rather than through buckets of positions by region.
+ */
+extern bool bloom_final_uses_copies(const bloom_geometry *geometry,
+									unsigned nthreads);
+
+/*
  * The CPUs online (1 .. BLOOM_MAX_FINAL_THREADS): more threads than that
  * only take turns, and each barrier then waits for a thread that is not
  * running (a 2-CPU machine took 14 s instead of 7.8 s on 4 threads).
@@ -66,6 +85,22 @@ extern bloom_status bloom_final_start(bloom_final_job **job, uint8_t *filter,
 									  const bloom_geometry *geometry,
 									  const bloom_hash_run *runs, size_t nruns,
 									  unsigned nthreads);
+
+/*
+ * The same, in the way given rather than the one bloom_final_uses_copies
+ * chooses: for tests, which compare both ways' bytes, and for benchmarks.
+ */
+typedef enum bloom_final_way
+{
+	BLOOM_FINAL_WAY_CHOSEN,
+	BLOOM_FINAL_WAY_COPIES,
+	BLOOM_FINAL_WAY_BUCKETS
+} bloom_final_way;
+
+extern bloom_status bloom_final_start_way(bloom_final_job **job, uint8_t *filter,
+										  const bloom_geometry *geometry,
+										  const bloom_hash_run *runs, size_t nruns,
+										  unsigned nthreads, bloom_final_way way);
 
 /* Wait up to timeout_ms; true once every bit is set (or the job stopped). */
 extern bool bloom_final_wait(bloom_final_job *job, unsigned timeout_ms);
@@ -88,6 +123,13 @@ extern bloom_status bloom_build_from_runs(uint8_t *filter,
 										  const bloom_geometry *geometry,
 										  const bloom_hash_run *runs,
 										  size_t nruns, unsigned nthreads);
+
+/* The same, in the way given (nthreads >= 2). */
+extern bloom_status bloom_build_from_runs_way(uint8_t *filter,
+											  const bloom_geometry *geometry,
+											  const bloom_hash_run *runs,
+											  size_t nruns, unsigned nthreads,
+											  bloom_final_way way);
 
 BLOOM_END_PRIVATE
 

@@ -46,7 +46,7 @@ _PG_init(void)
 
 static void
 build_serially(uint8 *filter, const bloom_geometry *geometry,
-			   const bloom_hash_run *runs, int nruns)
+			   const bloom_hash_run *runs, int nruns, uint64 nhashes)
 {
 	uint32	   *scratch;
 	size_t		scratch_size;
@@ -57,7 +57,7 @@ build_serially(uint8 *filter, const bloom_geometry *geometry,
 	 * scratch space (bloom_prepared_set_hashes_buffered), in a context of
 	 * its own: the caller's may not allow pfree.
 	 */
-	scratch_size = bloom_set_scratch_size(geometry->bits);
+	scratch_size = bloom_final_scratch_size(geometry, nhashes);
 	if (scratch_size > 0)
 		scratch_context = AllocSetContextCreate(CurrentMemoryContext,
 												"bloom_agg final scratch",
@@ -109,7 +109,7 @@ bloom_build_filter_from_runs(uint8 *filter, const bloom_geometry *geometry,
 		bloom_final_start(&job, filter, geometry, runs, nruns, nthreads) != BLOOM_OK)
 	{
 		/* one thread asked for, or threads not to be had: this one */
-		build_serially(filter, geometry, runs, nruns);
+		build_serially(filter, geometry, runs, nruns, nhashes);
 		return;
 	}
 

@@ -3,8 +3,10 @@
  *		The threaded final under ThreadSanitizer (make unittest-tsan): the
  *		bits set on 2, 3 and 8 threads, with a cancel in between, must be
  *		one thread's bytes, and TSan must report no data race (any report
- *		makes the run exit non-zero).  A planted race, every thread setting
- *		every region, is reported here.
+ *		makes the run exit non-zero).  Two filter sizes, so that both ways
+ *		of setting bits run: copies OR-ed together, and buckets (8 threads
+ *		at 44 bits a key).  A planted race, every thread setting every
+ *		region, was reported here.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -35,45 +37,49 @@ main(void)
 	runs[0] = (bloom_hash_run) {hashes, 700000, NULL, 0, NULL};
 	runs[1] = (bloom_hash_run) {hashes + 700000, 0, NULL, 0, NULL};
 	runs[2] = (bloom_hash_run) {hashes + 700000, n - 700000, NULL, 0, NULL};
-	bloom_geometry_for(n, 20, &g);
-	want = calloc(1, g.filter_bytes);
-	got = malloc(g.filter_bytes);
-	bloom_build_from_runs(want, &g, runs, 3, 1);
-
-	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+	for (int bpk = 20; bpk <= 44; bpk += 24)
 	{
-		bloom_final_job *job;
+		bloom_geometry_for(n, bpk, &g);
+		want = calloc(1, g.filter_bytes);
+		got = malloc(g.filter_bytes);
+		bloom_build_from_runs(want, &g, runs, 3, 1);
 
-		memset(got, 0, g.filter_bytes);
-		if (bloom_build_from_runs(got, &g, runs, 3, threads[t]) == BLOOM_OK &&
-			memcmp(got, want, g.filter_bytes) == 0)
+		for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
 		{
-			printf("ok   %u threads: one thread's bytes\n", threads[t]);
-			passed++;
+			bloom_final_job *job;
+			const char *way = bloom_final_uses_copies(&g, threads[t]) ? "copies" : "buckets";
+
+			memset(got, 0, g.filter_bytes);
+			if (bloom_build_from_runs(got, &g, runs, 3, threads[t]) == BLOOM_OK &&
+				memcmp(got, want, g.filter_bytes) == 0)
+			{
+				printf("ok   %d bits a key, %u threads (%s): one thread's bytes\n", bpk, threads[t], way);
+				passed++;
+			}
+			else
+			{
+				printf("FAIL %d bits a key, %u threads (%s): not one thread's bytes\n", bpk, threads[t], way);
+				failed++;
+			}
+			/* a cancel while the threads run */
+			if (bloom_final_start(&job, got, &g, runs, 3, threads[t]) == BLOOM_OK)
+			{
+				(void) bloom_final_wait(job, 1);
+				bloom_final_cancel(job);
+				(void) bloom_final_finish(job);
+				printf("ok   %d bits a key, %u threads (%s): cancelled and joined\n", bpk, threads[t], way);
+				passed++;
+			}
+			else
+			{
+				printf("FAIL %d bits a key, %u threads (%s): could not start\n", bpk, threads[t], way);
+				failed++;
+			}
 		}
-		else
-		{
-			printf("FAIL %u threads: not one thread's bytes\n", threads[t]);
-			failed++;
-		}
-		/* a cancel while the threads run */
-		if (bloom_final_start(&job, got, &g, runs, 3, threads[t]) == BLOOM_OK)
-		{
-			(void) bloom_final_wait(job, 1);
-			bloom_final_cancel(job);
-			(void) bloom_final_finish(job);
-			printf("ok   %u threads: cancelled and joined\n", threads[t]);
-			passed++;
-		}
-		else
-		{
-			printf("FAIL %u threads: could not start\n", threads[t]);
-			failed++;
-		}
+		free(got);
+		free(want);
 	}
 	printf("tsan: %d passed, %d failed\n", passed, failed);
-	free(got);
-	free(want);
 	free(hashes);
 	return failed > 0;
 }

@@ -1438,6 +1438,10 @@ test_state_v2(void)
 
 /* ---- the threaded final (bloom_final.c) ---------------------------------- */
 
+/* Threaded finals run by final_same_bytes, by way of setting the bits. */
+static unsigned final_runs_in_copies;
+static unsigned final_runs_in_buckets;
+
 /*
  * The bits set on several threads are those bloom_build_from_hashes sets on
  * one, for any split of the hashes into runs (empty ones included).
@@ -1480,6 +1484,27 @@ final_same_bytes(const uint32_t *hashes, size_t n, int64_t bpk,
 			  "%s: %zu hashes, bpk %" PRId64 ", %zu runs, %u threads: %s",
 			  what, n, bpk, nruns, threads[t],
 			  st != BLOOM_OK ? status_name(st) : "different bytes");
+		if (threads[t] >= 2 && bloom_final_threads_for(&g, n, threads[t]) >= 2)
+		{
+			if (bloom_final_uses_copies(&g, threads[t]))
+				final_runs_in_copies++;
+			else
+				final_runs_in_buckets++;
+		}
+		if (threads[t] < 2)
+			continue;
+		/* and in each way, whichever would be chosen */
+		for (int way = BLOOM_FINAL_WAY_COPIES; way <= BLOOM_FINAL_WAY_BUCKETS; way++)
+		{
+			memset(got, 0, g.filter_bytes);
+			st = bloom_build_from_runs_way(got, &g, runs, nruns, threads[t],
+										   (bloom_final_way) way);
+			check(st == BLOOM_OK && memcmp(got, want, g.filter_bytes) == 0,
+				  "%s: %zu hashes, bpk %" PRId64 ", %zu runs, %u threads, in %s: %s",
+				  what, n, bpk, nruns, threads[t],
+				  way == BLOOM_FINAL_WAY_COPIES ? "copies" : "buckets",
+				  st != BLOOM_OK ? status_name(st) : "different bytes");
+		}
 	}
 	free(got);
 	free(want);
@@ -1508,6 +1533,45 @@ test_final(void)
 	/* k = 1 and k = 30 */
 	final_same_bytes(hashes, 2000000, 44, cuts, 3, "k = 30");
 	final_same_bytes(hashes, 2000000, 17, cuts, 3, "k = 11");
+	/* both ways of setting the bits ran */
+	check(final_runs_in_copies > 0 && final_runs_in_buckets > 0,
+		  "threaded finals in copies: %u, in buckets: %u",
+		  final_runs_in_copies, final_runs_in_buckets);
+	test_end();
+
+	test_begin("copies for moderate filters, buckets beyond");
+	bloom_geometry_for(10000000, 10, &g);	/* 12.5 MB */
+	check(bloom_final_uses_copies(&g, 2) && bloom_final_uses_copies(&g, 4),
+		  "12.5 MB on 2 or 4 threads: not in copies");
+	check(!bloom_final_uses_copies(&g, 8), "12.5 MB on 8 threads: in copies");
+	bloom_geometry_for(25000000, 10, &g);	/* 31.25 MB */
+	check(bloom_final_uses_copies(&g, 2), "31.25 MB on 2 threads: not in copies");
+	check(!bloom_final_uses_copies(&g, 4), "31.25 MB on 4 threads: in copies");
+	bloom_geometry_for(40000000, 10, &g);	/* 50 MB */
+	check(!bloom_final_uses_copies(&g, 2), "50 MB on 2 threads: in copies");
+	bloom_geometry_for(100000000, 10, &g);	/* 125 MB */
+	check(!bloom_final_uses_copies(&g, 2), "125 MB on 2 threads: in copies");
+	check(!bloom_final_uses_copies(&g, 1), "one thread: in copies");
+	test_end();
+
+	test_begin("one thread's scratch: none for a few keys into a large filter");
+	bloom_geometry_for(50000000, 10, &g);	/* 62.5 MB, k = 6 */
+	check(bloom_final_scratch_size(&g, 1000) == 0, "1,000 keys: %zu words",
+		  bloom_final_scratch_size(&g, 1000));
+	check(bloom_final_scratch_size(&g, 50000000) == bloom_set_scratch_size(g.bits),
+		  "50M keys: %zu words", bloom_final_scratch_size(&g, 50000000));
+	/* 1,000 keys set the same bits without it */
+	{
+		bloom_hash_run run = {hashes, 1000, NULL, 0, NULL};
+		uint8_t    *want = calloc(1, g.filter_bytes);
+		uint8_t    *got = calloc(1, g.filter_bytes);
+
+		bloom_build_from_hashes(want, &g, hashes, 1000);
+		check(bloom_build_from_runs(got, &g, &run, 1, 1) == BLOOM_OK &&
+			  memcmp(got, want, g.filter_bytes) == 0, "1,000 keys: different bytes");
+		free(got);
+		free(want);
+	}
 	test_end();
 
 	test_begin("same bytes for small filters and no hashes");
@@ -1543,27 +1607,35 @@ test_final(void)
 		bloom_build_from_hashes(want, &g, sorted, d);
 		bloom_build_from_hashes(want, &g, hashes + m, n - m);
 		for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
-		{
-			bloom_status st;
+			for (int way = BLOOM_FINAL_WAY_COPIES; way <= BLOOM_FINAL_WAY_BUCKETS; way++)
+			{
+				bloom_status st;
+				const char *in = way == BLOOM_FINAL_WAY_COPIES ? "copies" : "buckets";
 
-			decoded[0] = malloc(d * sizeof(uint32_t));
-			decoded[1] = malloc(d * sizeof(uint32_t));
-			runs[0] = (bloom_hash_run) {decoded[0], d, code, len, decoded[0]};
-			runs[1] = (bloom_hash_run) {decoded[1], d, code, len, decoded[1]};
-			runs[2] = (bloom_hash_run) {hashes + m, n - m, NULL, 0, NULL};
-			memset(got, 0, g.filter_bytes);
-			st = bloom_build_from_runs(got, &g, runs, 3, threads[t]);
-			check(st == BLOOM_OK && memcmp(got, want, g.filter_bytes) == 0,
-				  "%u threads: %s", threads[t],
-				  st != BLOOM_OK ? status_name(st) : "different bytes");
-			/* a code one byte short */
-			runs[1].code_len = len - 1;
-			st = bloom_build_from_runs(got, &g, runs, 3, threads[t]);
-			check(st == BLOOM_ERR_GAPS_CODE, "%u threads, damaged code: %s",
-				  threads[t], status_name(st));
-			free(decoded[0]);
-			free(decoded[1]);
-		}
+				if (threads[t] < 2 && way != BLOOM_FINAL_WAY_COPIES)
+					continue;	/* one thread: one way */
+				decoded[0] = malloc(d * sizeof(uint32_t));
+				decoded[1] = malloc(d * sizeof(uint32_t));
+				runs[0] = (bloom_hash_run) {decoded[0], d, code, len, decoded[0]};
+				runs[1] = (bloom_hash_run) {decoded[1], d, code, len, decoded[1]};
+				runs[2] = (bloom_hash_run) {hashes + m, n - m, NULL, 0, NULL};
+				memset(got, 0, g.filter_bytes);
+				st = threads[t] < 2 ? bloom_build_from_runs(got, &g, runs, 3, 1) :
+					bloom_build_from_runs_way(got, &g, runs, 3, threads[t],
+											  (bloom_final_way) way);
+				check(st == BLOOM_OK && memcmp(got, want, g.filter_bytes) == 0,
+					  "%u threads (%s): %s", threads[t], in,
+					  st != BLOOM_OK ? status_name(st) : "different bytes");
+				/* a code one byte short */
+				runs[1].code_len = len - 1;
+				st = threads[t] < 2 ? bloom_build_from_runs(got, &g, runs, 3, 1) :
+					bloom_build_from_runs_way(got, &g, runs, 3, threads[t],
+											  (bloom_final_way) way);
+				check(st == BLOOM_ERR_GAPS_CODE, "%u threads (%s), damaged code: %s",
+					  threads[t], in, status_name(st));
+				free(decoded[0]);
+				free(decoded[1]);
+			}
 		free(got);
 		free(want);
 		free(code);
