@@ -54,7 +54,7 @@ extern unsigned bloom_final_threads_for(const bloom_geometry *geometry,
  * when there are fewer positions than it would hold.  Buckets pay only
  * when they gather several positions per cache line of their region; a
  * handful of keys into a large filter (the distinct keys of a column with
- * many repeats) would fault in megabytes of scratch for nothing.
+ * many repeats) would allocate megabytes of scratch for a few positions.
  */
 extern size_t bloom_final_scratch_size(const bloom_geometry *geometry,
 									   uint64_t nhashes);
