@@ -43,23 +43,15 @@ check_same_bits_per_key(int32 state_bpk, int32 other_bpk)
 }
 
 /*
- * The state we may append to: the read/write expanded state the executor
- * hands back row after row, or else (first row, or a flat or read-only
- * input) a new one in the aggregate context holding a copy.
+ * writable_state's first call of a group: a new state, holding a copy of a
+ * flat or read-only input.  Out of line, so that the per-row path keeps no
+ * view on its stack (and so no stack protector) and saves fewer registers.
  */
-static inline BloomAggState *
-writable_state(FunctionCallInfo fcinfo, int32 bits_per_key, const char *funcname)
+static pg_noinline BloomAggState *
+new_writable_state(FunctionCallInfo fcinfo, int32 bits_per_key, const char *funcname)
 {
 	BloomAggState *state;
 	BloomAggStateView input;
-
-	/* the per-row case first: only the executor holds a read/write pointer */
-	if (!PG_ARGISNULL(0))
-	{
-		state = bloom_agg_state_if_rw(PG_GETARG_DATUM(0));
-		if (state != NULL)
-			return state;
-	}
 
 	if (PG_ARGISNULL(0))
 		return bloom_agg_state_create(aggregate_context(fcinfo, funcname),
@@ -70,6 +62,25 @@ writable_state(FunctionCallInfo fcinfo, int32 bits_per_key, const char *funcname
 								   input.bits_per_key);
 	bloom_agg_state_absorb(state, PG_GETARG_DATUM(0));
 	return state;
+}
+
+/*
+ * The state we may append to: the read/write expanded state the executor
+ * hands back row after row, or else (first row, or a flat or read-only
+ * input) a new one in the aggregate context holding a copy.
+ */
+static inline BloomAggState *
+writable_state(FunctionCallInfo fcinfo, int32 bits_per_key, const char *funcname)
+{
+	/* the per-row case first: only the executor holds a read/write pointer */
+	if (likely(!PG_ARGISNULL(0)))
+	{
+		BloomAggState *state = bloom_agg_state_if_rw(PG_GETARG_DATUM(0));
+
+		if (likely(state != NULL))
+			return state;
+	}
+	return new_writable_state(fcinfo, bits_per_key, funcname);
 }
 
 /*

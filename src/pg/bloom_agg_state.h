@@ -118,19 +118,21 @@ extern const ExpandedObjectMethods bloom_agg_state_methods;
 
 /*
  * Our expanded state if d is a read/write pointer to one, else NULL.
- * Inline: the transition function asks this for every row.
+ * Inline: the transition function asks this for every row.  The object's
+ * address is read from the pointer datum as DatumGetEOHP reads it, without
+ * the call.
  */
 static inline BloomAggState *
 bloom_agg_state_if_rw(Datum d)
 {
-	ExpandedObjectHeader *eoh;
+	varatt_expanded pointer;
 
 	if (!VARATT_IS_EXTERNAL_EXPANDED_RW(DatumGetPointer(d)))
 		return NULL;
-	eoh = DatumGetEOHP(d);
-	if (eoh->eoh_methods != &bloom_agg_state_methods)
+	memcpy(&pointer, VARDATA_EXTERNAL(DatumGetPointer(d)), sizeof(pointer));
+	if (pointer.eohptr->eoh_methods != &bloom_agg_state_methods)
 		return NULL;
-	return (BloomAggState *) eoh;
+	return (BloomAggState *) pointer.eohptr;
 }
 
 /* The state behind any datum of type bloom_agg_state, checked. */
