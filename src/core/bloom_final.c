@@ -10,8 +10,9 @@
  * a cursor over the runs that all share) straight into a bit array of its
  * own, the first thread's being the filter itself, the cache misses of a
  * batch of keys overlapped by prefetching (bloom_prepared_set_hashes); then
- * each thread ORs a share of the bytes of every copy into the filter.  No
- * position is written twice and no thread waits for another until the end:
+ * each thread ORs a share of the bytes of every copy into the filter.  A
+ * position is set as soon as it is computed, never stored in a bucket and
+ * read back, and no thread waits for another until the end:
  * on a 2-CPU AMD EPYC, 10M keys into a 12.5 MB filter took 80 ms this way
  * against 131 ms bucketed on 2 threads (make set-bench).
  *
