@@ -181,8 +181,8 @@ filter_kb() { awk -v n="$1" 'BEGIN { printf "%d", (n * 10 / 8 + 1) / 1024 }'; }
 # filter of at least 2^25 bits: on T threads (bloomfilter.max_final_threads'
 # default 4, at most the CPUs online and one per 2^18 keys), a copy of the
 # bit array for each thread but the first when each is at most 32 MB and
-# they take at most 64 MB; else scratch of a 4-byte position per 64 bits, within 2^20 and 2^24
-# positions
+# they take at most 64 MB; else scratch of a 4-byte position per 64 bits,
+# within 2^20 and 2^24 positions
 CPUS=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
 scratch_kb() {
 	awk -v n="$1" -v cpus="$CPUS" 'BEGIN {

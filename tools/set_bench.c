@@ -90,6 +90,7 @@ main(int argc, char **argv)
 	bloom_hash_run run;
 	double	   *times[NWAYS];
 	double		medians[NWAYS];
+	bool		copies_chosen;
 	uint64_t	x = 42;
 	int			failed = 0;
 
@@ -142,11 +143,11 @@ main(int argc, char **argv)
 	for (int w = 0; w < NWAYS; w++)
 		times[w] = malloc(rounds * sizeof(double));
 
+	copies_chosen = bloom_final_uses_copies(&g, (unsigned) threads);
 	printf("%" PRIu64 " hashes, %lu bits a key: a %" PRIu64 "-byte filter, k = %u; "
 		   "%lu threads (the chosen way: %s); %lu rounds\n",
 		   nkeys, bpk, g.filter_bytes, g.k, threads,
-		   bloom_final_uses_copies(&g, (unsigned) threads) ? "copies" : "buckets",
-		   rounds);
+		   copies_chosen ? "copies" : "buckets", rounds);
 	for (unsigned long r = 0; r < rounds; r++)
 		for (int w = 0; w < NWAYS; w++)
 		{
@@ -187,11 +188,7 @@ main(int argc, char **argv)
 	for (int w = 0; w < NWAYS; w++)
 		medians[w] = median(times[w], (int) rounds);
 	for (int w = 0; w < NWAYS; w++)
-	{
-		int			chosen = bloom_final_uses_copies(&g, (unsigned) threads) ? 2 : 3;
-
 		printf("%-20s %9.1f ms  (%.2fx the chosen threaded way)\n",
-			   way_names[w], medians[w], medians[w] / medians[chosen]);
-	}
+			   way_names[w], medians[w], medians[w] / medians[copies_chosen ? 2 : 3]);
 	return failed;
 }
