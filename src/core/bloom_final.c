@@ -2,8 +2,9 @@
  * bloom_final.c
  *		Setting a filter's bits on several threads (see bloom_final.h).
  *
- * Coded runs are decoded first, each by one thread, the threads taking
- * runs in turn.  Then the bits are set in one of two ways.
+ * First each thread zeroes a share of the filter, and the coded runs are
+ * decoded, each by one thread, the threads taking runs in turn.  Then the
+ * bits are set in one of two ways.
  *
  * A bit array of moderate size (COPY_MAX_BYTES, COPIES_MAX_BYTES) is set
  * in copies: each thread sets the bits of the hashes it takes (blocks from
@@ -400,6 +401,21 @@ decode_runs(bloom_final_job *job)
 	}
 }
 
+/*
+ * Step 0: this thread's blocks of the filter, zeroed.  The caller hands
+ * over a new filter untouched, so that its page faults, which cost more
+ * than the zeroing on some virtual machines, are taken on every thread.
+ */
+static void
+zero_share(bloom_final_job *job, unsigned id)
+{
+	size_t		len = job->bit_array_bytes;
+
+	for (size_t from = (size_t) id * OR_BLOCK; from < len;
+		 from += (size_t) job->nthreads * OR_BLOCK)
+		memset(job->bit_array + from, 0, len - from < OR_BLOCK ? len - from : OR_BLOCK);
+}
+
 static void *
 thread_main(void *arg)
 {
@@ -415,6 +431,7 @@ thread_main(void *arg)
 
 	if (!leave)
 	{
+		zero_share(job, ts->id);
 		decode_runs(job);
 		leave = barrier(job, false);
 	}
@@ -655,6 +672,7 @@ bloom_build_from_runs(uint8_t *filter, const bloom_geometry *geometry,
 
 		if (scratch_size > 0 && scratch == NULL)
 			return BLOOM_ERR_NO_MEMORY;
+		memset(filter, 0, geometry->filter_bytes - 1);
 		for (size_t r = 0; r < nruns; r++)
 		{
 			status = bloom_hash_run_decode(&runs[r]);

@@ -75,11 +75,12 @@ extern bool bloom_final_uses_copies(const bloom_geometry *geometry,
 extern unsigned bloom_online_cpus(void);
 
 /*
- * Start setting, into filter (zeroed, geometry->filter_bytes long, its k
- * byte written here), the bits of every hash of the runs, on nthreads
- * threads (2 .. BLOOM_MAX_FINAL_THREADS).  The runs and their hashes must
- * stay as they are until bloom_final_finish.  On an error status nothing
- * is left running or allocated.
+ * Start setting, into filter (geometry->filter_bytes long, zeroed here by
+ * the threads, so it may come straight from an allocator, its k byte
+ * written here), the bits of every hash of the runs, on nthreads threads
+ * (2 .. BLOOM_MAX_FINAL_THREADS).  The runs and their hashes must stay as
+ * they are until bloom_final_finish.  On an error status nothing is left
+ * running or allocated, and the filter is as it was.
  */
 extern bloom_status bloom_final_start(bloom_final_job **job, uint8_t *filter,
 									  const bloom_geometry *geometry,
@@ -118,7 +119,10 @@ extern void bloom_final_cancel(bloom_final_job *job);
  */
 extern bloom_status bloom_final_finish(bloom_final_job *job);
 
-/* Start, wait and finish; nthreads 1 sets the bits on this thread. */
+/*
+ * Start, wait and finish; nthreads 1 sets the bits on this thread.  Either
+ * way the filter is zeroed first.
+ */
 extern bloom_status bloom_build_from_runs(uint8_t *filter,
 										  const bloom_geometry *geometry,
 										  const bloom_hash_run *runs,

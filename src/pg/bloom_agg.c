@@ -170,7 +170,7 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 
 	/* A state's fields were checked when it was read; only the size can fail. */
 	bloom_value_geometry(view.nkeys, view.bits_per_key, &geometry);
-	result = bloom_new_empty_filter(&geometry);
+	result = bloom_new_unzeroed_filter(&geometry);
 	bloom_build_filter_from_runs((uint8 *) VARDATA(result), &geometry,
 								 view.runs, view.nruns, view.nhashes);
 	PG_RETURN_POINTER(result);

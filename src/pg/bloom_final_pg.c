@@ -73,6 +73,7 @@ build_serially(uint8 *filter, const bloom_geometry *geometry,
 	else
 		scratch = NULL;
 
+	memset(filter, 0, geometry->filter_bytes - 1);
 	/* in batches, so that a cancel stops a final over a billion keys */
 	for (int r = 0; r < nruns; r++)
 	{

@@ -89,21 +89,29 @@ bloom_value_geometry(uint64 nkeys, int64 bits_per_key, bloom_geometry *geometry)
 }
 
 bytea *
-bloom_new_empty_filter(const bloom_geometry *geometry)
+bloom_new_unzeroed_filter(const bloom_geometry *geometry)
 {
 	bytea	   *result;
 	uint8	   *filter;
 
 	/*
-	 * Huge pages for a big filter before it is first touched, then zeroed:
-	 * the bits are set at random, and with 4 kB pages nearly every write
-	 * would also miss the TLB.
+	 * Huge pages for a big filter before it is first touched: the bits are
+	 * set at random, and with 4 kB pages nearly every write would also miss
+	 * the TLB.
 	 */
 	result = palloc(VARHDRSZ + geometry->filter_bytes);
 	SET_VARSIZE(result, VARHDRSZ + geometry->filter_bytes);
 	filter = (uint8 *) VARDATA(result);
 	bloom_advise_huge_pages(filter, geometry->filter_bytes);
-	memset(filter, 0, geometry->filter_bytes);
 	filter[geometry->filter_bytes - 1] = (uint8) geometry->k;
+	return result;
+}
+
+bytea *
+bloom_new_empty_filter(const bloom_geometry *geometry)
+{
+	bytea	   *result = bloom_new_unzeroed_filter(geometry);
+
+	memset(VARDATA(result), 0, geometry->filter_bytes - 1);
 	return result;
 }

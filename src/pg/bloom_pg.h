@@ -73,6 +73,13 @@ extern void bloom_value_geometry(uint64 nkeys, int64 bits_per_key,
 extern bytea *bloom_new_empty_filter(const bloom_geometry *geometry);
 
 /*
+ * The same with its bits not yet written, for bloom_build_filter_from_runs
+ * to zero on its threads: the first touch of a new filter's pages costs
+ * more than zeroing them.
+ */
+extern bytea *bloom_new_unzeroed_filter(const bloom_geometry *geometry);
+
+/*
  * bloomfilter.max_final_threads, and its default: the final function's
  * threads, the backend's own included (bloom_final_pg.c).
  */
@@ -80,9 +87,10 @@ extern bytea *bloom_new_empty_filter(const bloom_geometry *geometry);
 extern int	bloom_max_final_threads;
 
 /*
- * Set the bits of nhashes hashes, in nruns runs, into a new empty filter,
- * on as many threads as bloomfilter.max_final_threads allows and the work
- * is worth; a cancel stops it.
+ * Set the bits of nhashes hashes, in nruns runs, into a new filter (whose
+ * bits it zeroes first: see bloom_new_unzeroed_filter), on as many threads
+ * as bloomfilter.max_final_threads allows and the work is worth; a cancel
+ * stops it.
  */
 struct bloom_hash_run;
 extern void bloom_build_filter_from_runs(uint8 *filter,

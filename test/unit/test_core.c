@@ -1478,7 +1478,7 @@ final_same_bytes(const uint32_t *hashes, size_t n, int64_t bpk,
 	{
 		bloom_status st;
 
-		memset(got, 0, g.filter_bytes);
+		memset(got, 0xa5, g.filter_bytes);	/* the final zeroes it */
 		st = bloom_build_from_runs(got, &g, runs, nruns, threads[t]);
 		check(st == BLOOM_OK && memcmp(got, want, g.filter_bytes) == 0,
 			  "%s: %zu hashes, bpk %" PRId64 ", %zu runs, %u threads: %s",
@@ -1496,7 +1496,7 @@ final_same_bytes(const uint32_t *hashes, size_t n, int64_t bpk,
 		/* and in each way, whichever would be chosen */
 		for (int way = BLOOM_FINAL_WAY_COPIES; way <= BLOOM_FINAL_WAY_BUCKETS; way++)
 		{
-			memset(got, 0, g.filter_bytes);
+			memset(got, 0xa5, g.filter_bytes);
 			st = bloom_build_from_runs_way(got, &g, runs, nruns, threads[t],
 										   (bloom_final_way) way);
 			check(st == BLOOM_OK && memcmp(got, want, g.filter_bytes) == 0,
@@ -1619,7 +1619,7 @@ test_final(void)
 				runs[0] = (bloom_hash_run) {decoded[0], d, code, len, decoded[0]};
 				runs[1] = (bloom_hash_run) {decoded[1], d, code, len, decoded[1]};
 				runs[2] = (bloom_hash_run) {hashes + m, n - m, NULL, 0, NULL};
-				memset(got, 0, g.filter_bytes);
+				memset(got, 0xa5, g.filter_bytes);
 				st = threads[t] < 2 ? bloom_build_from_runs(got, &g, runs, 3, 1) :
 					bloom_build_from_runs_way(got, &g, runs, 3, threads[t],
 											  (bloom_final_way) way);
