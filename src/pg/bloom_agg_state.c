@@ -525,14 +525,68 @@ append_hashes(BloomAggState *state, const uint32 *hashes, uint64 nhashes)
 	}
 }
 
-/* Everything as one sorted run: what the flat form codes. */
-static void
-compact(BloomAggState *state)
+/*
+ * The distinct hashes of every run and chunk, sorted, into a new area
+ * (freed by free_hashes) that *ndistinct of them fill: what the flat form
+ * codes.  Sorted from where they lie, through a small tmp, into an area
+ * the size of their count: merging them into one run first (the
+ * buffer's sort) took twice that in scratch and a copy of it, new pages
+ * each time a worker's state left the worker.  The state is left as it
+ * was.
+ */
+static uint32 *
+sorted_distinct_hashes(BloomAggState *state, uint64 *ndistinct)
 {
-	flush_buffer(state);
-	if (state->nruns >= 2 ||
-		(state->nruns == 1 && (!state->runs->sorted || state->runs->coded)))
-		merge_runs(state);
+	int			nparts = state->nruns;
+	const uint32 **parts;
+	size_t	   *lens;
+	uint32	  **decoded;
+	uint32	   *out;
+	BloomAggRun *run;
+	BloomAggChunk *chunk;
+	int			n = 0;
+
+	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
+		nparts++;
+	parts = palloc(nparts * sizeof(uint32 *));
+	lens = palloc(nparts * sizeof(size_t));
+	decoded = palloc0(nparts * sizeof(uint32 *));
+	for (run = state->runs; run != NULL; run = run->next, n++)
+	{
+		bloom_hash_run coded;
+		bloom_status status;
+
+		lens[n] = run->nhashes;
+		if (!run->coded)
+		{
+			parts[n] = run->hashes;
+			continue;
+		}
+		decoded[n] = alloc_hashes(state->hdr.eoh_context, 0, Max(run->nhashes, 1));
+		run_as_hash_run(run, &coded, decoded[n]);
+		status = bloom_hash_run_decode(&coded);
+		if (status != BLOOM_OK)
+			bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED,
+								 "bloom_agg_state value");
+		parts[n] = decoded[n];
+	}
+	for (chunk = state->first; chunk != NULL; chunk = chunk->next, n++)
+	{
+		parts[n] = chunk->hashes;
+		lens[n] = chunk->nhashes;
+	}
+	out = alloc_hashes(state->hdr.eoh_context, 0,
+					   Max(state->nrun_hashes + state->nbuffered, 1));
+	*ndistinct = bloom_sort_unique_parts(parts, lens, nparts, out,
+										 scratch_for(state, BLOOM_SORT_TMP_MIN),
+										 BLOOM_SORT_TMP_MIN);
+	for (n = 0; n < nparts; n++)
+		if (decoded[n] != NULL)
+			free_hashes(decoded[n]);
+	pfree(decoded);
+	pfree(lens);
+	pfree(parts);
+	return out;
 }
 
 /* ---- flat form ---------------------------------------------------------- */
@@ -554,6 +608,7 @@ static void
 make_flat(BloomAggState *state)
 {
 	const uint32 *hashes;
+	uint32	   *sorted = NULL;
 	uint64		ndistinct;
 	uint64		max;
 	Size		len;
@@ -564,15 +619,28 @@ make_flat(BloomAggState *state)
 		pfree(state->flat);
 	state->flat = NULL;
 
-	compact(state);
-	hashes = state->runs != NULL ? state->runs->hashes : NULL;
-	ndistinct = state->runs != NULL ? state->runs->nhashes : 0;
+	if (state->nbuffered == 0 && state->nruns == 1 &&
+		state->runs->sorted && !state->runs->coded)
+	{
+		/* one sorted run already: coded as it is */
+		hashes = state->runs->hashes;
+		ndistinct = state->runs->nhashes;
+	}
+	else if (state->nbuffered == 0 && state->nruns == 0)
+	{
+		hashes = NULL;
+		ndistinct = 0;
+	}
+	else
+		hashes = sorted = sorted_distinct_hashes(state, &ndistinct);
 	max = bloom_state_v2_max_size(ndistinct);
 	check_flat_size(max, ndistinct);
 	state->flat = MemoryContextAlloc(state->hdr.eoh_context, VARHDRSZ + max);
 	len = bloom_state_v2_write(state->flat + VARHDRSZ, state->bits_per_key,
 							   state->nkeys, hashes, ndistinct);
 	check_flat_size(len, ndistinct);
+	if (sorted != NULL)
+		free_hashes(sorted);
 	state->flat_size = VARHDRSZ + len;
 	state->flat_nkeys = state->nkeys;
 }

@@ -2185,6 +2185,72 @@ test_gaps(void)
 	}
 	test_end();
 
+	test_begin("sort parts and drop repeats, through a small tmp: qsort's answer");
+	{
+		static const size_t counts[] = {0, 1, 100, 8193, 70000, 200000, 3000000};
+		size_t		most = 3000000;
+		uint32_t   *in = malloc(most * sizeof(uint32_t));
+		uint32_t   *want = malloc(most * sizeof(uint32_t));
+		uint32_t   *out = malloc(most * sizeof(uint32_t));
+		uint32_t   *tmp = malloc(most * sizeof(uint32_t));
+
+		for (s = 0; s < sizeof(counts) / sizeof(counts[0]); s++)
+			for (round = 0; round < 7; round++)
+			{
+				size_t		c = counts[s],
+							got,
+							m = 0;
+				const uint32_t *parts[5];
+				size_t		lens[5];
+				size_t		nparts = 1 + (size_t) (rng_next() % 5),
+							at = 0;
+
+				for (i = 0; i < c; i++)
+				{
+					/*
+					 * random, few distinct, all equal, ascending, descending
+					 * (all of these but random fall in one top-bits bucket,
+					 * larger than tmp from 200000 on), low 16 bits zero, and
+					 * every value twice
+					 */
+					uint32_t	v = (uint32_t) rng_next();
+
+					in[i] = round == 0 ? v : round == 1 ? v % 97 : round == 2 ? 7u :
+						round == 3 ? (uint32_t) (i * 3) :
+						round == 4 ? (uint32_t) (UINT32_MAX - i) :
+						round == 5 ? v & 0xffff0000u : (uint32_t) (i / 2) * 2654435761u;
+					want[i] = in[i];
+				}
+				qsort(want, c, sizeof(uint32_t), cmp_u32);
+				for (i = 0; i < c; i++)
+					if (m == 0 || want[i] != want[m - 1])
+						want[m++] = want[i];
+				/* cut at random places; the last part may be empty */
+				for (size_t p = 0; p < nparts; p++)
+				{
+					size_t		len = p + 1 < nparts ? (size_t) (rng_next() % (c - at + 1)) : c - at;
+
+					parts[p] = in + at;
+					lens[p] = len;
+					at += len;
+				}
+				for (int big = 0; big <= 1; big++)
+				{
+					memset(out, 0xa5, c * sizeof(uint32_t));
+					got = bloom_sort_unique_parts(parts, lens, nparts, out, tmp,
+												  big ? most : BLOOM_SORT_TMP_MIN);
+					check(got == m && (m == 0 || memcmp(out, want, m * sizeof(uint32_t)) == 0),
+						  "%zu hashes in %zu parts, kind %d, tmp %s: %zu distinct, want %zu",
+						  c, nparts, round, big ? "large" : "small", got, m);
+				}
+			}
+		free(tmp);
+		free(out);
+		free(want);
+		free(in);
+	}
+	test_end();
+
 	test_begin("random sets round-trip, at the chosen parameter and at 23..31");
 	for (s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
 	{
