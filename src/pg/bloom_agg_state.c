@@ -548,9 +548,10 @@ sorted_distinct_hashes(BloomAggState *state, uint64 *ndistinct)
 
 	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
 		nparts++;
-	parts = palloc(nparts * sizeof(uint32 *));
-	lens = palloc(nparts * sizeof(size_t));
-	decoded = palloc0(nparts * sizeof(uint32 *));
+	/* in the state's context: the caller's may not allow pfree */
+	parts = MemoryContextAlloc(state->hdr.eoh_context, nparts * sizeof(uint32 *));
+	lens = MemoryContextAlloc(state->hdr.eoh_context, nparts * sizeof(size_t));
+	decoded = MemoryContextAllocZero(state->hdr.eoh_context, nparts * sizeof(uint32 *));
 	for (run = state->runs; run != NULL; run = run->next, n++)
 	{
 		bloom_hash_run coded;
