@@ -3,8 +3,9 @@
  *		Setting a filter's bits on several threads (see bloom_final.h).
  *
  * First each thread zeroes a share of the filter, and the coded runs are
- * decoded, each by one thread, the threads taking runs in turn.  Then the
- * bits are set in one of two ways.
+ * decoded, each by one thread, the threads taking runs in turn.  The bits
+ * are set in one of two ways; in copies, a thread done decoding sets the
+ * bits of the runs already readable while another still decodes.
  *
  * A bit array of moderate size (COPY_MAX_BYTES, COPIES_MAX_BYTES) is set
  * in copies: each thread sets the bits of the hashes it takes (blocks from
@@ -111,9 +112,11 @@ struct bloom_final_job
 	pthread_mutex_t lock;
 	pthread_cond_t barrier_cond;
 	pthread_cond_t done_cond;
+	pthread_cond_t decoded_cond;	/* a run was decoded, or a cancel */
 	/* all below under lock */
-	size_t		claim_run;		/* the shared cursor */
-	size_t		claim_pos;
+	size_t	   *claimed;		/* per run: hashes handed out */
+	bool	   *readable;		/* per run: plain, or decoded */
+	size_t		first_open;		/* every run before it handed out */
 	size_t		decode_next;	/* the next run to decode, if coded */
 	bloom_status decode_status;
 	unsigned	arrived;
@@ -242,7 +245,12 @@ barrier(bloom_final_job *job, bool last_round_check)
 	return stop;
 }
 
-/* Take the next block of hashes; false when none is left. */
+/*
+ * Take the next block of hashes of a readable run; false when none is left.
+ * A run still being decoded by another thread is waited for (in copies
+ * only: the buckets decode everything before the first claim), so that a
+ * thread whose decoding is done sets bits while another still decodes.
+ */
 static bool
 claim(bloom_final_job *job, thread_state *ts)
 {
@@ -251,21 +259,33 @@ claim(bloom_final_job *job, thread_state *ts)
 	if (is_cancelled(job))
 		return false;			/* the barrier then stops every thread */
 	pthread_mutex_lock(&job->lock);
-	while (job->claim_run < job->nruns &&
-		   job->claim_pos >= job->runs[job->claim_run].n)
+	for (;;)
 	{
-		job->claim_run++;
-		job->claim_pos = 0;
-	}
-	if (job->claim_run < job->nruns)
-	{
-		size_t		n = job->runs[job->claim_run].n - job->claim_pos;
+		bool		pending = false;
 
-		ts->run = job->claim_run;
-		ts->pos = job->claim_pos;
-		ts->end = ts->pos + (n < CLAIM_BLOCK ? n : CLAIM_BLOCK);
-		job->claim_pos = ts->end;
-		got = true;
+		while (job->first_open < job->nruns &&
+			   job->claimed[job->first_open] >= job->runs[job->first_open].n)
+			job->first_open++;
+		for (size_t r = job->first_open; r < job->nruns && !got; r++)
+		{
+			size_t		left = job->runs[r].n - job->claimed[r];
+
+			if (left == 0)
+				continue;
+			if (!job->readable[r])
+			{
+				pending = true;
+				continue;
+			}
+			ts->run = r;
+			ts->pos = job->claimed[r];
+			ts->end = ts->pos + (left < CLAIM_BLOCK ? left : CLAIM_BLOCK);
+			job->claimed[r] = ts->end;
+			got = true;
+		}
+		if (got || !pending || is_cancelled(job))
+			break;
+		pthread_cond_wait(&job->decoded_cond, &job->lock);
 	}
 	pthread_mutex_unlock(&job->lock);
 	return got;
@@ -369,8 +389,8 @@ bloom_hash_run_decode(const bloom_hash_run *run)
 }
 
 /*
- * Step 0: decode the coded runs, a whole run per thread at a time.  The
- * first failure stops the job.
+ * Step 0: decode the coded runs, a whole run per thread at a time, each
+ * readable as soon as it is decoded.  The first failure stops the job.
  */
 static void
 decode_runs(bloom_final_job *job)
@@ -389,15 +409,19 @@ decode_runs(bloom_final_job *job)
 		if (r >= job->nruns || is_cancelled(job))
 			return;
 		status = bloom_hash_run_decode(&job->runs[r]);
-		if (status != BLOOM_OK)
+		pthread_mutex_lock(&job->lock);
+		if (status == BLOOM_OK)
+			job->readable[r] = true;
+		else
 		{
-			pthread_mutex_lock(&job->lock);
 			if (job->decode_status == BLOOM_OK)
 				job->decode_status = status;
 			set_cancelled(job);
-			pthread_mutex_unlock(&job->lock);
-			return;
 		}
+		pthread_cond_broadcast(&job->decoded_cond);
+		pthread_mutex_unlock(&job->lock);
+		if (status != BLOOM_OK)
+			return;
 	}
 }
 
@@ -430,21 +454,31 @@ thread_main(void *arg)
 	pthread_mutex_unlock(&job->lock);
 
 	if (!leave)
-	{
 		zero_share(job, ts->id);
-		decode_runs(job);
-		leave = barrier(job, false);
-	}
 
 	if (!leave && job->copies)
 	{
-		set_into_copy(job, ts);
+		/*
+		 * The filter, the first thread's copy, is zeroed before anything
+		 * is set in it; then no barrier until every hash is set: a thread
+		 * that decoded its runs sets bits while another still decodes.
+		 */
 		if (!barrier(job, false))
 		{
-			or_copies(job, ts->id);
-			(void) barrier(job, true);
+			decode_runs(job);
+			set_into_copy(job, ts);
+			if (!barrier(job, false))
+			{
+				or_copies(job, ts->id);
+				(void) barrier(job, true);
+			}
 		}
 		leave = true;
+	}
+	else if (!leave)
+	{
+		decode_runs(job);
+		leave = barrier(job, false);
 	}
 
 	while (!leave)
@@ -478,6 +512,9 @@ free_job(bloom_final_job *job)
 		if (t > 0)
 			free(job->threads[t].copy);
 	}
+	free(job->claimed);
+	free(job->readable);
+	pthread_cond_destroy(&job->decoded_cond);
 	pthread_cond_destroy(&job->done_cond);
 	pthread_cond_destroy(&job->barrier_cond);
 	pthread_mutex_destroy(&job->lock);
@@ -553,6 +590,17 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 	pthread_condattr_setclock(&condattr, CLOCK_MONOTONIC);
 	pthread_cond_init(&job->done_cond, &condattr);
 	pthread_condattr_destroy(&condattr);
+	pthread_cond_init(&job->decoded_cond, NULL);
+
+	job->claimed = calloc(nruns > 0 ? nruns : 1, sizeof(size_t));
+	job->readable = malloc((nruns > 0 ? nruns : 1) * sizeof(bool));
+	if (job->claimed == NULL || job->readable == NULL)
+	{
+		free_job(job);
+		return BLOOM_ERR_NO_MEMORY;
+	}
+	for (size_t r = 0; r < nruns; r++)
+		job->readable[r] = runs[r].code == NULL;
 
 	for (unsigned t = 0; t < nthreads; t++)
 	{
@@ -635,7 +683,11 @@ bloom_final_wait(bloom_final_job *job, unsigned timeout_ms)
 void
 bloom_final_cancel(bloom_final_job *job)
 {
+	/* under the lock, so that a thread waiting for a decode sees it */
+	pthread_mutex_lock(&job->lock);
 	set_cancelled(job);
+	pthread_cond_broadcast(&job->decoded_cond);
+	pthread_mutex_unlock(&job->lock);
 }
 
 bloom_status
