@@ -251,29 +251,24 @@ bloom_gaps_decode_prefix(const uint8_t *code, size_t len, uint64_t m,
 #define RADIX_BUCKETS	(1u << RADIX_BITS)
 #define RADIX_PASSES	(32 / RADIX_BITS)
 
-size_t
-bloom_sort_unique_hashes(uint32_t *hashes, size_t n, uint32_t *scratch)
+/* LSD sort of a on its low bits (the rest are equal), through tmp. */
+static inline void
+sort_low_bits(uint32_t *a, size_t n, unsigned bits, uint32_t *tmp)
 {
 	size_t		counts[RADIX_PASSES][RADIX_BUCKETS];
-	uint32_t   *from = hashes,
-			   *to = scratch;
-	size_t		i,
-				m;
-	int			pass;
+	unsigned	npasses = (bits + RADIX_BITS - 1) / RADIX_BITS;
+	uint32_t   *from = a,
+			   *to = tmp;
+	size_t		i;
+	unsigned	pass;
 
-	if (n < 2)
-		return n;
-	memset(counts, 0, sizeof(counts));
+	memset(counts, 0, npasses * sizeof(counts[0]));
 	for (i = 0; i < n; i++)
+		for (pass = 0; pass < npasses; pass++)
+			counts[pass][(a[i] >> (pass * RADIX_BITS)) & (RADIX_BUCKETS - 1)]++;
+	for (pass = 0; pass < npasses; pass++)
 	{
-		uint32_t	v = hashes[i];
-
-		for (pass = 0; pass < RADIX_PASSES; pass++)
-			counts[pass][(v >> (pass * RADIX_BITS)) & (RADIX_BUCKETS - 1)]++;
-	}
-	for (pass = 0; pass < RADIX_PASSES; pass++)
-	{
-		unsigned	shift = (unsigned) pass * RADIX_BITS;
+		unsigned	shift = pass * RADIX_BITS;
 		size_t	   *c = counts[pass];
 		size_t		sum = 0;
 		uint32_t   *t;
@@ -291,7 +286,19 @@ bloom_sort_unique_hashes(uint32_t *hashes, size_t n, uint32_t *scratch)
 		from = to;
 		to = t;
 	}
-	/* an even number of passes: the sorted hashes are back in place */
+	if (from != a)
+		memcpy(a, from, n * sizeof(uint32_t));
+}
+
+size_t
+bloom_sort_unique_hashes(uint32_t *hashes, size_t n, uint32_t *scratch)
+{
+	size_t		i,
+				m;
+
+	if (n < 2)
+		return n;
+	sort_low_bits(hashes, n, 32, scratch);
 	m = 1;
 	for (i = 1; i < n; i++)
 		if (hashes[i] != hashes[m - 1])
@@ -384,44 +391,6 @@ american_flag_sort(uint32_t *a, size_t n, int shift)
 		american_flag_sort(a + start[b], count[b], shift - RADIX_BITS);
 }
 
-/* LSD sort of a on its low bits (the rest are equal), through tmp. */
-static void
-sort_low_bits(uint32_t *a, size_t n, unsigned bits, uint32_t *tmp)
-{
-	size_t		counts[RADIX_PASSES][RADIX_BUCKETS];
-	unsigned	npasses = (bits + RADIX_BITS - 1) / RADIX_BITS;
-	uint32_t   *from = a,
-			   *to = tmp;
-	size_t		i;
-	unsigned	pass;
-
-	memset(counts, 0, npasses * sizeof(counts[0]));
-	for (i = 0; i < n; i++)
-		for (pass = 0; pass < npasses; pass++)
-			counts[pass][(a[i] >> (pass * RADIX_BITS)) & (RADIX_BUCKETS - 1)]++;
-	for (pass = 0; pass < npasses; pass++)
-	{
-		unsigned	shift = pass * RADIX_BITS;
-		size_t	   *c = counts[pass];
-		size_t		sum = 0;
-		uint32_t   *t;
-
-		for (i = 0; i < RADIX_BUCKETS; i++)
-		{
-			size_t		x = c[i];
-
-			c[i] = sum;
-			sum += x;
-		}
-		for (i = 0; i < n; i++)
-			to[c[(from[i] >> shift) & (RADIX_BUCKETS - 1)]++] = from[i];
-		t = from;
-		from = to;
-		to = t;
-	}
-	if (from != a)
-		memcpy(a, from, n * sizeof(uint32_t));
-}
 
 size_t
 bloom_sort_unique_parts(const uint32_t *const *parts, const size_t *lens,
