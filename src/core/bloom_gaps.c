@@ -416,15 +416,15 @@ bloom_sort_unique_parts(const uint32_t *const *parts, const size_t *lens,
 	nbuckets = (size_t) 1 << top;
 	shift = 32 - top;
 
-	/* count, then scatter by the top bits (none: one bucket, copied) */
+	/*
+	 * count, then scatter by the top bits (shifted as 64 bits: with no top
+	 * bits the shift is 32, and every hash lands in the one bucket)
+	 */
 	next = bucket_start;
 	memset(next, 0, nbuckets * sizeof(size_t));
-	if (top > 0)
-		for (p = 0; p < nparts; p++)
-			for (i = 0; i < lens[p]; i++)
-				next[parts[p][i] >> shift]++;
-	else
-		next[0] = total;
+	for (p = 0; p < nparts; p++)
+		for (i = 0; i < lens[p]; i++)
+			next[(uint64_t) parts[p][i] >> shift]++;
 	for (b = 0; b < nbuckets; b++)
 	{
 		size_t		c = next[b];
@@ -436,14 +436,8 @@ bloom_sort_unique_parts(const uint32_t *const *parts, const size_t *lens,
 	{
 		const uint32_t *h = parts[p];
 
-		if (top == 0)
-		{
-			memcpy(out + next[0], h, lens[p] * sizeof(uint32_t));
-			next[0] += lens[p];
-			continue;
-		}
 		for (i = 0; i < lens[p]; i++)
-			out[next[h[i] >> shift]++] = h[i];
+			out[next[(uint64_t) h[i] >> shift]++] = h[i];
 	}
 
 	/* next[b] is now the end of bucket b; each begins where the last ends */
