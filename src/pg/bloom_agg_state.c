@@ -289,13 +289,9 @@ sort_into_run(BloomAggState *state, const bloom_hash_run *parts, int nparts,
 		if (parts[i].code != NULL)
 		{
 			bloom_hash_run coded = parts[i];
-			bloom_status status;
 
 			coded.decode_into = scratch + at;
-			status = bloom_hash_run_decode(&coded);
-			if (status != BLOOM_OK)
-				bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED,
-									 "bloom_agg_state value");
+			bloom_decode_state_run(&coded);
 		}
 		else
 			memcpy(scratch + at, parts[i].hashes, parts[i].n * sizeof(uint32));
@@ -555,7 +551,6 @@ sorted_distinct_hashes(BloomAggState *state, uint64 *ndistinct)
 	for (run = state->runs; run != NULL; run = run->next, n++)
 	{
 		bloom_hash_run coded;
-		bloom_status status;
 
 		lens[n] = run->nhashes;
 		if (!run->coded)
@@ -565,10 +560,7 @@ sorted_distinct_hashes(BloomAggState *state, uint64 *ndistinct)
 		}
 		decoded[n] = alloc_hashes(state->hdr.eoh_context, 0, Max(run->nhashes, 1));
 		run_as_hash_run(run, &coded, decoded[n]);
-		status = bloom_hash_run_decode(&coded);
-		if (status != BLOOM_OK)
-			bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED,
-								 "bloom_agg_state value");
+		bloom_decode_state_run(&coded);
 		parts[n] = decoded[n];
 	}
 	for (chunk = state->first; chunk != NULL; chunk = chunk->next, n++)

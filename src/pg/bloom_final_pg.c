@@ -44,6 +44,15 @@ _PG_init(void)
 	bloom_reserve_guc_prefix("bloomfilter");
 }
 
+void
+bloom_decode_state_run(const bloom_hash_run *run)
+{
+	bloom_status status = bloom_hash_run_decode(run);
+
+	if (status != BLOOM_OK)
+		bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED, "bloom_agg_state value");
+}
+
 static void
 build_serially(uint8 *filter, const bloom_geometry *geometry,
 			   const bloom_hash_run *runs, int nruns, uint64 nhashes)
@@ -77,11 +86,7 @@ build_serially(uint8 *filter, const bloom_geometry *geometry,
 	/* in batches, so that a cancel stops a final over a billion keys */
 	for (int r = 0; r < nruns; r++)
 	{
-		bloom_status status = bloom_hash_run_decode(&runs[r]);
-
-		if (status != BLOOM_OK)
-			bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED,
-								 "bloom_agg_state value");
+		bloom_decode_state_run(&runs[r]);
 		for (size_t done = 0; done < runs[r].n; done += SERIAL_INTERRUPT_BATCH)
 		{
 			CHECK_FOR_INTERRUPTS();

@@ -93,6 +93,13 @@ extern int	bloom_max_final_threads;
  * stops it.
  */
 struct bloom_hash_run;
+
+/*
+ * Decode a state's coded run (nothing for a plain one); a code that does
+ * not decode exactly is a corrupt state, an ERROR.
+ */
+extern void bloom_decode_state_run(const struct bloom_hash_run *run);
+
 extern void bloom_build_filter_from_runs(uint8 *filter,
 										 const bloom_geometry *geometry,
 										 const struct bloom_hash_run *runs,
