@@ -97,8 +97,7 @@ for round in $(seq 1 "$REPS"); do
 done
 
 stats=$(bench_stats <"$WORK/times" | sort)
-stats1=$stats
-med() { awk -F'|' -v l="$1" '$1 == l { print $2 }' <<<"$stats1"; }
+med() { awk -F'|' -v l="$1" '$1 == l { print $2 }' <<<"$stats"; }
 
 OUT=$REPO/bench/out/final-$(date -u +%Y%m%d-%H%M%S).md
 mkdir -p "$REPO/bench/out"
@@ -141,17 +140,17 @@ for round in $(seq 1 "$REPS"); do
 		warm "$t" "SET bloomfilter.max_final_threads = $t;" "SELECT length(bloom_agg_finalfn(s)::bytea) FROM st;"
 	done
 done
-stats=$(bench_stats <"$WORK/times" | sort -n)
+final_stats=$(bench_stats <"$WORK/times" | sort -n)
 {
 	echo
 	echo "#### 3. bloom_agg_finalfn over a stored state of $KEYS keys, by bloomfilter.max_final_threads, ms"
 	echo
 	echo "| threads | median | min | max | speed-up |"
 	echo "|---|---|---|---|---|"
-	one=$(awk -F'|' '$1 == "1" { print $2 }' <<<"$stats")
+	one=$(awk -F'|' '$1 == "1" { print $2 }' <<<"$final_stats")
 	while IFS='|' read -r t m lo hi _; do
 		echo "| $t | $m | $lo | $hi | $(bench_ratio "$one" "$m") |"
-	done <<<"$stats"
+	done <<<"$final_stats"
 } | tee -a "$OUT"
 
 # ---- what the floor leaves ----------------------------------------------------
@@ -159,8 +158,13 @@ stats=$(bench_stats <"$WORK/times" | sort -n)
 # Issue 14's targets as budgets: the time left past the floor for all that
 # bloom_agg does besides reading and hashing the keys (storing the hashes,
 # moving and merging the states, the final), against what it takes now.
-fastest_final=$(awk -F'|' 'NR == 1 || $2 < m { m = $2 } END { print m }' <<<"$stats")
-budget() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", a - b }'; }
+fastest_final=$(awk -F'|' 'NR == 1 || $2 < m { m = $2 } END { print m }' <<<"$final_stats")
+# target_row LABEL MOST FLOOR NOW: MOST is the most bloom_agg may take, NOW
+# what it takes.
+target_row() {
+	awk -v l="$1" -v most="$2" -v f="$3" -v now="$4" \
+		'BEGIN { printf "| %s | %.0f | %s | %.0f | %.0f |\n", l, most, f, most - f, now - f }'
+}
 {
 	echo
 	echo "#### What the floor leaves (every key read and hashed, nothing stored), ms"
@@ -171,9 +175,9 @@ budget() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.0f", a - b }'; }
 	f2=$(med "floor 2 workers")
 	echo "| target | bloom_agg must take at most | floor | left for storing, moving and the final | taken now |"
 	echo "|---|---|---|---|---|"
-	echo "| serial ≤ 1.3× count(k) | $(awk -v c="$c1" 'BEGIN { printf "%.0f", 1.3 * c }') | $f1 | $(budget "$(awk -v c="$c1" 'BEGIN { print 1.3 * c }')" "$f1") | $(budget "$b1" "$f1") |"
-	[ -z "$HLL" ] || echo "| serial faster than hll_add_agg | $(med "hll serial") | $f1 | $(budget "$(med "hll serial")" "$f1") | $(budget "$b1" "$f1") |"
-	echo "| 2 workers ≥ 1.6× serial | $(awk -v b="$b1" 'BEGIN { printf "%.0f", b / 1.6 }') | $f2 | $(budget "$(awk -v b="$b1" 'BEGIN { print b / 1.6 }')" "$f2") | $(budget "$(med "bloom_agg 2 workers")" "$f2") |"
+	target_row "serial ≤ 1.3× count(k)" "$(awk -v c="$c1" 'BEGIN { print 1.3 * c }')" "$f1" "$b1"
+	[ -z "$HLL" ] || target_row "serial faster than hll_add_agg" "$(med "hll serial")" "$f1" "$b1"
+	target_row "2 workers ≥ 1.6× serial" "$(awk -v b="$b1" 'BEGIN { print b / 1.6 }')" "$f2" "$(med "bloom_agg 2 workers")"
 	echo
 	echo "bloom_agg serial is taken with 4 final threads asked. The final alone (table 3's fastest, a stored state's decoding included): $fastest_final."
 } | tee -a "$OUT"
