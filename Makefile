@@ -7,7 +7,7 @@
 
 EXTENSION = bloomfilter
 MODULE_big = bloomfilter
-DATA = bloomfilter--1.0.sql bloomfilter--1.1.sql bloomfilter--1.0--1.1.sql
+DATA = bloomfilter--1.0.sql bloomfilter--1.1.sql bloomfilter--1.0--1.1.sql bloomfilter--1.1--1.2.sql
 
 # src/core: the PostgreSQL-free core (no PostgreSQL header); src/pg: the
 # SQL-facing glue that calls it.
@@ -19,10 +19,11 @@ OBJS = $(CORE_OBJS) \
 	src/pg/bloom_pg.o src/pg/bloom_type_io.o src/pg/bloom_type_ops.o \
 	src/pg/bloom_agg_state.o src/pg/bloom_agg.o src/pg/bloom_probe.o \
 	src/pg/bloom_filter_cache.o src/pg/bloom_combine.o src/pg/bloom_info.o \
-	src/pg/bloom_reserved.o src/pg/bloom_selfuncs.o src/pg/bloom_final_pg.o
+	src/pg/bloom_reserved.o src/pg/bloom_selfuncs.o src/pg/bloom_final_pg.o \
+	src/pg/bloom_key.o
 
 REGRESS = bloomfilter_type bloom_agg bloom_agg_contexts bloom_probe bloom_agg_state bloom_agg_parallel bad_input \
-	bloomfilter_cast bloomfilter_eq bloom_info bloom_combine bloom_btree bloom_reserved bloom_estimates bloom_two_phase
+	bloomfilter_cast bloomfilter_eq bloom_info bloom_combine bloom_btree bloom_reserved bloom_estimates bloom_two_phase bloom_keys
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CFLAGS += -Wall -Wextra

@@ -73,6 +73,28 @@ extern const char *bloom_status_message(bloom_status status);
 /* LevelDB's Hash(data, n, seed): tail bytes read as unsigned, as in >= 1.18. */
 extern uint32_t bloom_leveldb_hash(const void *data, size_t len, uint32_t seed);
 
+/* The multiplier of LevelDB's Hash. */
+#define BLOOM_HASH_M		UINT32_C(0xc6a4a793)
+
+/*
+ * Hash's state before the first word of len bytes.  LevelDB multiplies in
+ * size_t and keeps the low 32 bits, which the 32-bit product is.
+ */
+static inline uint32_t
+bloom_hash_start(uint32_t seed, size_t len)
+{
+	return seed ^ ((uint32_t) len * BLOOM_HASH_M);
+}
+
+/* One round of Hash over a whole 4-byte word, read little-endian. */
+static inline uint32_t
+bloom_hash_word(uint32_t h, uint32_t word)
+{
+	h += word;
+	h *= BLOOM_HASH_M;
+	return h ^ (h >> 16);
+}
+
 /* The 32-bit hash LevelDB's bloom filter derives every probe from. */
 static inline uint32_t
 bloom_key_hash(const void *key, size_t len)

@@ -11,8 +11,22 @@
 
 #include <string.h>
 
-#define LEVELDB_HASH_M	UINT32_C(0xc6a4a793)
-#define LEVELDB_HASH_R	24
+/*
+ * LevelDB's switch over the tail bytes falls through on purpose.
+ * PostgreSQL 19 builds with -Wimplicit-fallthrough=5, where only the
+ * attribute, not a comment, says so.
+ */
+#if defined(__has_attribute)
+#if __has_attribute(fallthrough)
+#define BLOOM_FALLTHROUGH __attribute__((fallthrough))
+#endif
+#endif
+#ifndef BLOOM_FALLTHROUGH
+#define BLOOM_FALLTHROUGH do { } while (0)
+#endif
+
+/* The shift after the tail bytes (a whole word shifts by 16). */
+#define LEVELDB_HASH_TAIL_SHIFT	24
 
 /*
  * LevelDB's DecodeFixed32: the word is little-endian on every platform.
@@ -41,8 +55,7 @@ bloom_leveldb_hash(const void *data, size_t len, uint32_t seed)
 	const unsigned char *p = data;
 	size_t		nwords = len / 4;
 
-	/* LevelDB multiplies in size_t and keeps the low 32 bits. */
-	uint32_t	h = seed ^ ((uint32_t) len * LEVELDB_HASH_M);
+	uint32_t	h = bloom_hash_start(seed, len);
 
 	/*
 	 * Whole 4-byte words, each one load.  Every word depends on the hash so
@@ -50,19 +63,10 @@ bloom_leveldb_hash(const void *data, size_t len, uint32_t seed)
 	 * the loop's own instructions.
 	 */
 	for (; nwords >= 2; nwords -= 2, p += 8)
-	{
-		h += load_le32(p);
-		h *= LEVELDB_HASH_M;
-		h ^= (h >> 16);
-		h += load_le32(p + 4);
-		h *= LEVELDB_HASH_M;
-		h ^= (h >> 16);
-	}
+		h = bloom_hash_word(bloom_hash_word(h, load_le32(p)), load_le32(p + 4));
 	if (nwords > 0)
 	{
-		h += load_le32(p);
-		h *= LEVELDB_HASH_M;
-		h ^= (h >> 16);
+		h = bloom_hash_word(h, load_le32(p));
 		p += 4;
 	}
 
@@ -70,14 +74,14 @@ bloom_leveldb_hash(const void *data, size_t len, uint32_t seed)
 	{
 		case 3:
 			h += (uint32_t) p[2] << 16;
-			/* FALLTHROUGH */
+			BLOOM_FALLTHROUGH;
 		case 2:
 			h += (uint32_t) p[1] << 8;
-			/* FALLTHROUGH */
+			BLOOM_FALLTHROUGH;
 		case 1:
 			h += (uint32_t) p[0];
-			h *= LEVELDB_HASH_M;
-			h ^= (h >> LEVELDB_HASH_R);
+			h *= BLOOM_HASH_M;
+			h ^= (h >> LEVELDB_HASH_TAIL_SHIFT);
 			break;
 		default:
 			break;

@@ -13,6 +13,7 @@
 #include "utils/memutils.h"
 
 #include "bloom_agg_state.h"
+#include "bloom_key_arg.h"
 #include "bloom_pg.h"
 
 PG_FUNCTION_INFO_V1(bloom_agg_transfn);
@@ -84,17 +85,17 @@ writable_state(FunctionCallInfo fcinfo, int32 bits_per_key, const char *funcname
 }
 
 /*
- * bloom_agg_transfn(state, key text|bytea, bits_per_key integer)
+ * bloom_agg's transition: bloom_agg_transfn(state, key, bits_per_key) for
+ * each key type, the key's hash given by key_hash.
  *
  * Per row: one hash and one store, no allocation but the amortised growth
- * of the buffer, and its sort into a run each BLOOM_AGG_BUFFER_MAX keys.  The key is hashed as its raw bytes (text in the
- * database encoding), read in place.
+ * of the buffer, and its sort into a run each BLOOM_AGG_BUFFER_MAX keys.
  */
-Datum
-bloom_agg_transfn(PG_FUNCTION_ARGS)
+static pg_attribute_always_inline Datum
+agg_transfn(FunctionCallInfo fcinfo,
+			uint32 (*key_hash) (FunctionCallInfo fcinfo, int argno))
 {
 	BloomAggState *state;
-	struct varlena *key;
 	int32		bits_per_key;
 
 	if (PG_ARGISNULL(1))
@@ -116,14 +117,25 @@ bloom_agg_transfn(PG_FUNCTION_ARGS)
 	state = writable_state(fcinfo, bits_per_key, "bloom_agg_transfn");
 	check_same_bits_per_key(state->bits_per_key, bits_per_key);
 
-	/* PG_GETARG_VARLENA_PP, with no call for a key read in place */
-	key = (struct varlena *) PG_GETARG_POINTER(1);
-	if (unlikely(VARATT_IS_EXTERNAL(key) || VARATT_IS_COMPRESSED(key)))
-		key = pg_detoast_datum_packed(key);
-	bloom_agg_state_append(state,
-						   bloom_key_hash(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key)));
+	bloom_agg_state_append(state, key_hash(fcinfo, 1));
 	PG_RETURN_DATUM(EOHPGetRWDatum(&state->hdr));
 }
+
+/* text and bytea keys */
+Datum
+bloom_agg_transfn(PG_FUNCTION_ARGS)
+{
+	return agg_transfn(fcinfo, bloom_varlena_arg_hash);
+}
+
+#define DEFINE_AGG_TRANSFN(suffix) \
+PG_FUNCTION_INFO_V1(bloom_agg_transfn_##suffix); \
+Datum \
+bloom_agg_transfn_##suffix(PG_FUNCTION_ARGS) \
+{ \
+	return agg_transfn(fcinfo, bloom_##suffix##_arg_hash); \
+}
+BLOOM_TYPED_KEYS(DEFINE_AGG_TRANSFN)
 
 /*
  * bloom_agg_combinefn(state, state): the keys of both.  The second input is

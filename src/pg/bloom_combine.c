@@ -9,6 +9,7 @@
  */
 #include "postgres.h"
 
+#include "bloom_key_arg.h"
 #include "bloom_pg.h"
 #include "bloom_setops.h"
 
@@ -48,24 +49,40 @@ check_same_geometry(const bytea *a, const bytea *b, const char *funcname)
 }
 
 /*
- * bloom_add(filter, key text|bytea): a copy of the filter with the key's
- * bits set, in the filter's own geometry, as CreateFilter would have set
- * them.  The filter is usually the same stored value row after row, so it
- * is read through the cache.
+ * bloom_add(filter, key): a copy of the filter with the key's bits set, in
+ * the filter's own geometry, as CreateFilter would have set them.  The
+ * filter is usually the same stored value row after row, so it is read
+ * through the cache.
  */
-Datum
-bloom_add(PG_FUNCTION_ARGS)
+static pg_attribute_always_inline bytea *
+add_key(FunctionCallInfo fcinfo,
+		uint32 (*key_hash) (FunctionCallInfo fcinfo, int argno))
 {
 	bytea	   *filter = bloom_filter_arg_cached(fcinfo, 0);
-	struct varlena *key = PG_GETARG_VARLENA_PP(1);
 	Size		len = BloomFilterLength(filter);
 	bytea	   *result = copy_filter(filter);
 	uint8	   *bytes = (uint8 *) VARDATA(result);
 
 	bloom_set_hash(bytes, (uint64) (len - 1) * 8, bytes[len - 1],
-				   bloom_key_hash(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key)));
-	PG_RETURN_BYTEA_P(result);
+				   key_hash(fcinfo, 1));
+	return result;
 }
+
+/* text and bytea keys */
+Datum
+bloom_add(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_BYTEA_P(add_key(fcinfo, bloom_varlena_arg_hash));
+}
+
+#define DEFINE_ADD(suffix) \
+PG_FUNCTION_INFO_V1(bloom_add_##suffix); \
+Datum \
+bloom_add_##suffix(PG_FUNCTION_ARGS) \
+{ \
+	PG_RETURN_BYTEA_P(add_key(fcinfo, bloom_##suffix##_arg_hash)); \
+}
+BLOOM_TYPED_KEYS(DEFINE_ADD)
 
 typedef void (*bits_op) (uint8_t *dst, const uint8_t *src, size_t len);
 

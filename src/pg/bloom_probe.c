@@ -1,52 +1,62 @@
 /*
  * bloom_probe.c
- *		The may-contain operators: key <~ filter and filter ~> key.
+ *		The may-contain operators: key <~ filter and filter ~> key, for
+ *		every key type.
  *
  * Called once per row of a scan or join, so nothing here allocates or
- * copies per row: the key is read in place (the _PP accessor copies only a
- * compressed or out-of-line key), and the filter is read in place or, when
- * stored out of line, detoasted once per call site, where its prepared
- * geometry is kept too.  text and bytea keys
- * share one function because both are hashed as their raw bytes.
+ * copies per row: the key is read in place (bloom_key_arg.h), and the
+ * filter is read in place or, when stored out of line, detoasted once per
+ * call site, where its prepared geometry is kept too.
  */
 #include "postgres.h"
 
+#include "bloom_key_arg.h"
 #include "bloom_pg.h"
-
-PG_FUNCTION_INFO_V1(bloom_key_may_match);
-PG_FUNCTION_INFO_V1(bloom_filter_may_contain);
 
 /*
  * Per row: the filter's prepared geometry comes from the call site's cache
- * (no division, no detoasting), the key is read in place, hashed once, and
- * at most k bits are read.
+ * (no division, no detoasting), the key is hashed once, and at most k bits
+ * are read.
  */
-static inline bool
-may_contain(FunctionCallInfo fcinfo, int filter_argno, int key_argno)
+static pg_attribute_always_inline bool
+may_contain(FunctionCallInfo fcinfo, int filter_argno, int key_argno,
+			uint32 (*key_hash) (FunctionCallInfo fcinfo, int argno))
 {
 	const bloom_prepared *prepared;
 	const bytea *filter = bloom_filter_arg_prepared(fcinfo, filter_argno, &prepared);
-	struct varlena *key = (struct varlena *) PG_GETARG_POINTER(key_argno);
-
-	/* PG_GETARG_VARLENA_PP, with no call for a key that is read in place */
-	if (unlikely(VARATT_IS_EXTERNAL(key) || VARATT_IS_COMPRESSED(key)))
-		key = pg_detoast_datum_packed(key);
 
 	return bloom_prepared_may_contain(prepared, BloomFilterBytes(filter),
-									  bloom_key_hash(VARDATA_ANY(key),
-													 VARSIZE_ANY_EXHDR(key)));
+									  key_hash(fcinfo, key_argno));
 }
 
-/* key <~ filter */
+/* text or bytea key <~ filter: text and bytea keys are both their bytes */
+PG_FUNCTION_INFO_V1(bloom_key_may_match);
 Datum
 bloom_key_may_match(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(may_contain(fcinfo, 1, 0));
+	PG_RETURN_BOOL(may_contain(fcinfo, 1, 0, bloom_varlena_arg_hash));
 }
 
-/* filter ~> key */
+/* filter ~> text or bytea key */
+PG_FUNCTION_INFO_V1(bloom_filter_may_contain);
 Datum
 bloom_filter_may_contain(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_BOOL(may_contain(fcinfo, 0, 1));
+	PG_RETURN_BOOL(may_contain(fcinfo, 0, 1, bloom_varlena_arg_hash));
 }
+
+/* key <~ filter and filter ~> key for each typed key */
+#define DEFINE_MAY_CONTAIN(suffix) \
+PG_FUNCTION_INFO_V1(bloom_key_may_match_##suffix); \
+Datum \
+bloom_key_may_match_##suffix(PG_FUNCTION_ARGS) \
+{ \
+	PG_RETURN_BOOL(may_contain(fcinfo, 1, 0, bloom_##suffix##_arg_hash)); \
+} \
+PG_FUNCTION_INFO_V1(bloom_filter_may_contain_##suffix); \
+Datum \
+bloom_filter_may_contain_##suffix(PG_FUNCTION_ARGS) \
+{ \
+	PG_RETURN_BOOL(may_contain(fcinfo, 0, 1, bloom_##suffix##_arg_hash)); \
+}
+BLOOM_TYPED_KEYS(DEFINE_MAY_CONTAIN)

@@ -12,8 +12,10 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "utils/array.h"
 
+#include "bloom_key_arg.h"
 #include "bloom_pg.h"
 
 PG_FUNCTION_INFO_V1(bloom_empty);
@@ -34,16 +36,41 @@ bloom_empty(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(bloom_new_empty_filter(&geometry));
 }
 
+/* The hash of an array element of type elemtype, one of the key types. */
+static inline uint32
+element_hash(Oid elemtype, Datum element)
+{
+	switch (elemtype)
+	{
+		case INT2OID:
+			return bloom_int_key_hash(DatumGetInt16(element));
+		case INT4OID:
+			return bloom_int_key_hash(DatumGetInt32(element));
+		case INT8OID:
+			return bloom_int_key_hash(DatumGetInt64(element));
+		case UUIDOID:
+			return bloom_uuid_key_hash(DatumGetUUIDP(element)->data);
+		case TEXTOID:
+		case BYTEAOID:
+			/* an array holds its elements inline, never compressed */
+			return bloom_varlena_key_hash((struct varlena *) DatumGetPointer(element));
+		default:
+			elog(ERROR, "bloom_add: arrays of type %u are not key arrays", elemtype);
+			pg_unreachable();
+	}
+}
+
 /*
- * bloom_add(filter, keys text[] | bytea[]): a copy of the filter with every
- * non-NULL element's bits set, in the filter's own geometry.  One copy of
- * the filter for the whole array.
+ * bloom_add(filter, keys[]): a copy of the filter with every non-NULL
+ * element's bits set, in the filter's own geometry.  One copy of the
+ * filter for the whole array; every key array type shares this function.
  */
 Datum
 bloom_add_array(PG_FUNCTION_ARGS)
 {
 	bytea	   *filter = bloom_filter_arg_cached(fcinfo, 0);
 	ArrayType  *keys = PG_GETARG_ARRAYTYPE_P(1);
+	Oid			elemtype = ARR_ELEMTYPE(keys);
 	Size		len = BloomFilterLength(filter);
 	bytea	   *result;
 	uint8	   *bytes;
@@ -61,14 +88,11 @@ bloom_add_array(PG_FUNCTION_ARGS)
 	it = array_create_iterator(keys, 0, NULL);
 	while (array_iterate(it, &element, &isnull))
 	{
-		struct varlena *key;
 		uint32		hash;
 
 		if (isnull)
 			continue;
-		/* an array holds its elements inline, never compressed */
-		key = (struct varlena *) DatumGetPointer(element);
-		hash = bloom_key_hash(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key));
+		hash = element_hash(elemtype, element);
 		bloom_prepared_set_hashes(&prepared, bytes, &hash, 1);
 	}
 	array_free_iterator(it);
@@ -113,20 +137,20 @@ fixed_geometry(FunctionCallInfo fcinfo, int32 bits_per_key, int64 expected_keys)
 }
 
 /*
- * bloom_agg(key, bits_per_key, expected_keys)'s transition: sets the key's
- * bits in a state that is the filter itself, made on the group's first
- * non-NULL key in the geometry of expected_keys keys.  Memory is the
- * filter's, however many rows come, and there is no final pass.  Not
- * strict: NULL keys are skipped.  The combine function is
+ * bloom_agg(key, bits_per_key, expected_keys)'s transition, for each key
+ * type: sets the key's bits in a state that is the filter itself, made on
+ * the group's first non-NULL key in the geometry of expected_keys keys.
+ * Memory is the filter's, however many rows come, and there is no final
+ * pass.  Not strict: NULL keys are skipped.  The combine function is
  * bloom_union_agg_transfn (an OR of filters of one geometry).
  */
-Datum
-bloom_agg_fixed_transfn(PG_FUNCTION_ARGS)
+static pg_attribute_always_inline Datum
+fixed_transfn(FunctionCallInfo fcinfo,
+			  uint32 (*key_hash) (FunctionCallInfo fcinfo, int argno))
 {
 	MemoryContext aggcontext;
 	FixedAggCache *cache;
 	bytea	   *state;
-	struct varlena *key;
 	uint32		hash;
 
 	if (!AggCheckCallContext(fcinfo, &aggcontext))
@@ -171,11 +195,23 @@ bloom_agg_fixed_transfn(PG_FUNCTION_ARGS)
 							   cache->geometry.filter_bytes, cache->geometry.k)));
 	}
 
-	/* PG_GETARG_VARLENA_PP, with no call for a key read in place */
-	key = (struct varlena *) PG_GETARG_POINTER(1);
-	if (unlikely(VARATT_IS_EXTERNAL(key) || VARATT_IS_COMPRESSED(key)))
-		key = pg_detoast_datum_packed(key);
-	hash = bloom_key_hash(VARDATA_ANY(key), VARSIZE_ANY_EXHDR(key));
+	hash = key_hash(fcinfo, 1);
 	bloom_prepared_set_hashes(&cache->prepared, (uint8 *) VARDATA(state), &hash, 1);
 	PG_RETURN_BYTEA_P(state);
 }
+
+/* text and bytea keys */
+Datum
+bloom_agg_fixed_transfn(PG_FUNCTION_ARGS)
+{
+	return fixed_transfn(fcinfo, bloom_varlena_arg_hash);
+}
+
+#define DEFINE_FIXED_TRANSFN(suffix) \
+PG_FUNCTION_INFO_V1(bloom_agg_fixed_transfn_##suffix); \
+Datum \
+bloom_agg_fixed_transfn_##suffix(PG_FUNCTION_ARGS) \
+{ \
+	return fixed_transfn(fcinfo, bloom_##suffix##_arg_hash); \
+}
+BLOOM_TYPED_KEYS(DEFINE_FIXED_TRANSFN)

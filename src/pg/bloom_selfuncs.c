@@ -36,6 +36,24 @@ BLOOM_SERVER_HEADERS_END
 
 PG_FUNCTION_INFO_V1(bloom_may_contain_sel);
 
+/* The types of the keys <~ and ~> take. */
+static bool
+is_key_type(Oid type)
+{
+	switch (type)
+	{
+		case TEXTOID:
+		case BYTEAOID:
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case UUIDOID:
+			return true;
+		default:
+			return false;
+	}
+}
+
 Datum
 bloom_may_contain_sel(PG_FUNCTION_ARGS)
 {
@@ -54,9 +72,9 @@ bloom_may_contain_sel(PG_FUNCTION_ARGS)
 	Oid			righttype;
 	Oid			filter_type;
 
-	/* the filter is the operand that is not the key (text or bytea) */
+	/* the filter is the operand that is not the key */
 	op_input_types(operator, &lefttype, &righttype);
-	filter_type = (lefttype == TEXTOID || lefttype == BYTEAOID) ? righttype : lefttype;
+	filter_type = is_key_type(lefttype) ? righttype : lefttype;
 
 	if (!get_restriction_variable(root, args, varRelid, &vardata, &other, &varonleft))
 		PG_RETURN_FLOAT8(DEFAULT_MATCHING_SEL);
