@@ -16,7 +16,11 @@
 #      equal bloom_agg over a local copy of the rows;
 #   4. the two-shard build, bloom_agg_merge(bloom_agg_partial(...)) over both
 #      foreign tables (and over a partitioned table of them), gives the bytes
-#      of bloom_agg over all rows; mixed bits_per_key is an error naming it.
+#      of bloom_agg over all rows; mixed bits_per_key is an error naming it;
+#   5. typed keys: a remote bigint column probed with a filter of local
+#      integer keys ships as `<~` and crosses only the rows it passes, with
+#      the local answer; bloom_agg of the bigint column and of a
+#      multi-column bloom_key are computed remotely with the local bytes.
 #
 # It also times the join pre-check against the plain join, over a remote
 # table of its own, and prints "fdw-measure:" lines (never checked): 200000
@@ -100,7 +104,9 @@ INSERT INTO filters SELECT g, bloom_agg(md5(i::text), 10) FROM generate_series(1
 	CROSS JOIN generate_series(0, 4) g WHERE i % 5 = g GROUP BY g;
 CREATE TABLE m (id int, k text);
 INSERT INTO m SELECT i, md5('m' || i) FROM generate_series(1, $MROWS) i;
-ANALYZE filters; ANALYZE m;
+CREATE TABLE ids (id bigint, tenant integer);
+INSERT INTO ids SELECT i * 7919, i % 10 FROM generate_series(1, $ROWS) i;
+ANALYZE filters; ANALYZE m; ANALYZE ids;
 SQL
 
 local_q >/dev/null <<SQL
@@ -121,6 +127,7 @@ CREATE FOREIGN TABLE f2 (id int, k text) SERVER r2 OPTIONS (table_name 't');
 CREATE FOREIGN TABLE ffilters (id int, f bloomfilter) SERVER r1 OPTIONS (table_name 'filters');
 CREATE FOREIGN TABLE fm (id int, k text) SERVER r1 OPTIONS (table_name 'm');
 CREATE FOREIGN TABLE fm_plain (id int, k text) SERVER r1_plain OPTIONS (table_name 'm');
+CREATE FOREIGN TABLE fids (id bigint, tenant integer) SERVER r1 OPTIONS (table_name 'ids');
 -- one sharded table: each partition a foreign table on its server
 CREATE TABLE sharded (id int, k text) PARTITION BY RANGE (id);
 CREATE FOREIGN TABLE sharded_1 PARTITION OF sharded FOR VALUES FROM (1) TO ($((ROWS + 1)))
@@ -137,7 +144,13 @@ CREATE TABLE small AS
 CREATE TABLE mkeys AS
 	SELECT md5('m' || i) AS k FROM generate_series(1, $MROWS, $((2 * MROWS / MKEYS))) i
 	UNION ALL SELECT md5('absent-' || i) FROM generate_series(1, $((MKEYS / 2))) i;
-ANALYZE all_rows; ANALYZE small; ANALYZE mkeys;
+-- the same ids, local; and integer keys to pre-check: 1 in 50 of them and
+-- as many absent ones
+CREATE TABLE all_ids AS SELECT i * 7919 AS id, i % 10 AS tenant FROM generate_series(1, $ROWS) i;
+CREATE TABLE small_ids AS
+	SELECT (i * 7919)::integer AS id FROM generate_series(1, $ROWS, 50) i
+	UNION ALL SELECT (i * 7919 + 1)::integer FROM generate_series(1, $ROWS, 50) i;
+ANALYZE all_rows; ANALYZE small; ANALYZE mkeys; ANALYZE all_ids; ANALYZE small_ids;
 SQL
 
 # remote_sql QUERY [SERVER-OPTION...]: the Remote SQL lines of EXPLAIN VERBOSE
@@ -279,6 +292,36 @@ if grep -q '^ERROR: *22023: bloom_agg bits_per_key must be the same' <<<"$mixed_
 else
 	fail "mixed bits_per_key across shards: $mixed_out"
 fi
+
+# ---- 5: typed keys ----------------------------------------------------------------
+
+id_precheck="SELECT count(*) FROM @REL@ r WHERE r.id <~ (SELECT bloom_agg(id, 10) FROM small_ids)"
+id_local=$(local_q -c "$(at "$id_precheck" all_ids)")
+if [ "$id_local" -gt 0 ] && [ "$id_local" -lt "$ROWS" ]; then
+	pass "a filter of integer keys passes $id_local of $ROWS local bigint ids (some, not all)"
+else
+	fail "a filter of integer keys passes $id_local of $ROWS local bigint ids"
+fi
+q_id=$(at "$id_precheck" fids)
+if remote_sql "$q_id" | grep -q '(id OPERATOR(public.<~) \$'; then
+	pass "a remote bigint column's pre-check is in the Remote SQL"
+else
+	fail "a remote bigint column's pre-check is not in the Remote SQL: $(remote_sql "$q_id")"
+fi
+expect "the remote bigint pre-check: the local count" "$id_local" "$(local_q -c "$q_id")"
+expect "the remote bigint pre-check: only the rows the filter passes cross" "$id_local" \
+	"$(crossing_rows "$(at "SELECT r.id FROM @REL@ r WHERE r.id <~ (SELECT bloom_agg(id, 10) FROM small_ids)" fids)" fids)"
+for agg in "bloom_agg(id, 10)" "bloom_agg(bloom_key(tenant, id), 10)"; do
+	q="SELECT $agg FROM fids"
+	if remote_sql "$q" | grep -q 'bloom_agg('; then
+		pass "$agg over a remote table is in the Remote SQL"
+	else
+		fail "$agg over a remote table is not in the Remote SQL: $(remote_sql "$q")"
+	fi
+	expect "$agg over the remote table: the local bytes" \
+		"$(local_q -c "SELECT md5($agg::bytea) FROM all_ids")" \
+		"$(local_q -c "SELECT md5($agg::bytea) FROM fids")"
+done
 
 # ---- measurements (not checked) --------------------------------------------------
 
