@@ -53,7 +53,6 @@ typedef enum FieldKind
 
 typedef struct FieldType
 {
-	Oid			type;			/* as the caller gave it */
 	FieldKind	kind;
 	bool		is_enum;		/* FIELD_CSTRING through the output function */
 	FmgrInfo	proc;			/* send or output function, where used */
@@ -62,7 +61,6 @@ typedef struct FieldType
 /* A call site's field types, found on its first call. */
 typedef struct FieldTypes
 {
-	bool		variadic_array; /* called as bloom_key(VARIADIC array) */
 	int			ntypes;
 	FieldType	types[FLEXIBLE_ARRAY_MEMBER];
 } FieldTypes;
@@ -74,7 +72,6 @@ field_type_init(FieldType *ft, Oid type, MemoryContext mcxt)
 	Oid			proc;
 	bool		varlena;
 
-	ft->type = type;
 	ft->is_enum = false;
 	switch (base)
 	{
@@ -122,7 +119,10 @@ field_type_init(FieldType *ft, Oid type, MemoryContext mcxt)
 	fmgr_info_cxt(proc, &ft->proc, mcxt);
 }
 
-/* The call site's field types, made or remade when the arguments' types change. */
+/*
+ * The call site's field types, found on its first call: a call site's
+ * argument types, and the element type of its VARIADIC array, never change.
+ */
 static FieldTypes *
 field_types(FunctionCallInfo fcinfo, bool variadic_array, Oid elemtype)
 {
@@ -131,21 +131,11 @@ field_types(FunctionCallInfo fcinfo, bool variadic_array, Oid elemtype)
 	int			ntypes = variadic_array ? 1 : PG_NARGS();
 	int			i;
 
-	if (cache != NULL && cache->variadic_array == variadic_array &&
-		cache->ntypes == ntypes)
-	{
-		bool		same = true;
-
-		for (i = 0; i < ntypes && same; i++)
-			same = cache->types[i].type ==
-				(variadic_array ? elemtype : get_fn_expr_argtype(flinfo, i));
-		if (same)
-			return cache;
-	}
+	if (cache != NULL)
+		return cache;
 
 	cache = MemoryContextAllocZero(flinfo->fn_mcxt,
 								   offsetof(FieldTypes, types) + ntypes * sizeof(FieldType));
-	cache->variadic_array = variadic_array;
 	cache->ntypes = ntypes;
 	for (i = 0; i < ntypes; i++)
 	{
