@@ -5,8 +5,10 @@
  * libleveldb is the oracle: for random inputs, every filter byte and every
  * probe answer of the core must equal what NewBloomFilterPolicy() gives.
  *
- *	 leveldb_diff check [--seed S] [--cases N] [--case I]
+ *	 leveldb_diff check [--seed S] [--cases N] [--typed-cases N]
+ *						[--case I] [--typed-case I]
  *	 leveldb_diff export-sql OUT_DIR [--seed S] [--cases N]
+ *	 leveldb_diff export-typed-sql OUT_DIR [--seed S] [--cases N]
  *	 leveldb_diff filter BITS_PER_KEY < KEYS > FILTER
  *
  * "check" compares the two directly.  "export-sql" writes the same kind of
@@ -16,8 +18,16 @@
  * the keys on standard input, one a line (newline-free keys, then, of any
  * number: test/scale_diff.sh compares big SQL aggregates with it).
  *
+ * Typed keys (integers, uuids, multi-column keys) are byte strings to
+ * LevelDB: the test writes their bytes itself, from the encoding's
+ * description, and LevelDB's filter of those bytes is what "check" holds
+ * the core's typed-key functions (bloom_keys.h) to, and what
+ * "export-typed-sql" gives test/sql_diff_typed.sh to hold bloom_agg,
+ * bloom_key and the operators to.
+ *
  * Every case draws from its own generator, seeded from the run seed and the
- * case number, so "--seed S --case I" replays case I of any run on its own.
+ * case number, so "--seed S --case I" replays case I of any run on its own
+ * ("--typed-case I" a typed case: they have a stream of their own).
  */
 #include <leveldb/filter_policy.h>
 #include <leveldb/slice.h>
@@ -26,10 +36,14 @@ extern "C"
 {
 #include "bloom_core.h"
 #include "bloom_final.h"
+#include "bloom_keys.h"
 }
 
+#include <algorithm>
 #include <cerrno>
+#include <cfloat>
 #include <cinttypes>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -37,6 +51,7 @@ extern "C"
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -460,20 +475,31 @@ leveldb_match(const leveldb::FilterPolicy &policy, const std::string &key,
 	return policy.KeyMayMatch(key, filter);
 }
 
-/* The filter the SQL functions build: hash each key, size, then set bits. */
-bloom_status
-core_create(int bpk, const std::vector<std::string> &keys, std::string *out)
+std::vector<uint32_t>
+core_hashes(const std::vector<std::string> &keys)
 {
-	bloom_geometry geometry;
-	bloom_status status;
 	std::vector<uint32_t> hashes;
 
-	status = bloom_geometry_for(keys.size(), bpk, &geometry);
-	if (status != BLOOM_OK)
-		return status;
 	hashes.reserve(keys.size());
 	for (const std::string &key : keys)
 		hashes.push_back(bloom_key_hash(key.data(), key.size()));
+	return hashes;
+}
+
+/*
+ * The filter the SQL functions build: hash each key, size, then set bits.
+ * Typed keys come here with the hashes their own functions compute.
+ */
+bloom_status
+core_create_from_hashes(int bpk, const std::vector<uint32_t> &hashes,
+						std::string *out)
+{
+	bloom_geometry geometry;
+	bloom_status status;
+
+	status = bloom_geometry_for(hashes.size(), bpk, &geometry);
+	if (status != BLOOM_OK)
+		return status;
 	out->assign(geometry.filter_bytes, '\0');
 	bloom_build_from_hashes(reinterpret_cast<uint8_t *>(&(*out)[0]), &geometry,
 							hashes.data(), hashes.size());
@@ -485,19 +511,16 @@ core_create(int bpk, const std::vector<std::string> &keys, std::string *out)
  * (bloom_final.c), from the hashes split into two runs at cut.
  */
 bloom_status
-core_create_threaded(int bpk, const std::vector<std::string> &keys,
+core_create_threaded(int bpk, const std::vector<uint32_t> &hashes,
 					 unsigned nthreads, size_t cut, std::string *out)
 {
 	bloom_geometry geometry;
 	bloom_status status;
-	std::vector<uint32_t> hashes;
 	bloom_hash_run runs[2];
 
-	status = bloom_geometry_for(keys.size(), bpk, &geometry);
+	status = bloom_geometry_for(hashes.size(), bpk, &geometry);
 	if (status != BLOOM_OK)
 		return status;
-	for (const std::string &key : keys)
-		hashes.push_back(bloom_key_hash(key.data(), key.size()));
 	cut = hashes.empty() ? 0 : cut % (hashes.size() + 1);
 	runs[0] = {hashes.data(), cut, nullptr, 0, nullptr};
 	runs[1] = {hashes.data() + cut, hashes.size() - cut, nullptr, 0, nullptr};
@@ -644,25 +667,721 @@ fresh_seed()
 	return seed;
 }
 
+/* ---- typed keys: cases and the test's own encoding ---- */
+
+/*
+ * The types of typed keys and of a multi-column key's fields.  The core
+ * knows integers, uuids and bytes; the types after Bytea are the server's
+ * (bloom_key turns their values into bytes), so only the SQL export has
+ * them.
+ */
+enum class FieldType
+{
+	Int2,
+	Int4,
+	Int8,
+	Uuid,
+	Text,
+	Bytea,
+	Varchar,
+	Char,						/* char(char_width) */
+	Name,
+	Label,						/* an enum of export_labels */
+	Bool,
+	Float8
+};
+
+const size_t char_width = 20;
+
+/* The SQL type, as the export's shape column names it. */
+const char *
+sql_type_name(FieldType t)
+{
+	switch (t)
+	{
+		case FieldType::Int2:
+			return "smallint";
+		case FieldType::Int4:
+			return "integer";
+		case FieldType::Int8:
+			return "bigint";
+		case FieldType::Uuid:
+			return "uuid";
+		case FieldType::Text:
+			return "text";
+		case FieldType::Bytea:
+			return "bytea";
+		case FieldType::Varchar:
+			return "varchar";
+		case FieldType::Char:
+			/* char_width; test/sql_diff_typed.sh knows this name */
+			return "char(20)";
+		case FieldType::Name:
+			return "name";
+		case FieldType::Label:
+			return "sd_label";
+		case FieldType::Bool:
+			return "boolean";
+		case FieldType::Float8:
+			return "float8";
+	}
+	return "?";
+}
+
+bool
+is_int_type(FieldType t)
+{
+	return t == FieldType::Int2 || t == FieldType::Int4 || t == FieldType::Int8;
+}
+
+/* One value: which member holds it depends on its type. */
+struct Field
+{
+	bool		null = false;
+	int64_t		i = 0;			/* the integer types */
+	bool		b = false;		/* Bool */
+	double		d = 0;			/* Float8 */
+	std::string s;				/* Uuid's 16 bytes; the text types' UTF-8;
+								 * Bytea's bytes; Char as typed, padding
+								 * and all */
+};
+
+using TypedKey = std::vector<Field>;
+
+enum class TypedKind
+{
+	Int,						/* a smallint, integer or bigint key */
+	Uuid,
+	Multi						/* bloom_key(...) of the shape's columns */
+};
+
+struct TypedCase
+{
+	int			bpk;
+	TypedKind	kind;
+	/* Int: the narrowest type every key fits; Uuid: uuid; Multi: the columns */
+	std::vector<FieldType> shape;
+	std::vector<TypedKey> keys;
+	std::vector<TypedKey> absent;
+	size_t		split;			/* bloom_agg_partial of keys before and after */
+};
+
+/* The shapes of multi-column keys the SQL export draws from. */
+const std::vector<std::vector<FieldType>> export_shapes = {
+	{FieldType::Int4, FieldType::Text},
+	{FieldType::Int8, FieldType::Uuid, FieldType::Bytea},
+	{FieldType::Text, FieldType::Int2, FieldType::Int8},
+	{FieldType::Uuid, FieldType::Uuid},
+	{FieldType::Bytea},
+	{FieldType::Text, FieldType::Text},
+	{FieldType::Varchar, FieldType::Char, FieldType::Name},
+	{FieldType::Label, FieldType::Bool, FieldType::Float8},
+	{FieldType::Int2, FieldType::Int4, FieldType::Int8, FieldType::Bytea},
+};
+
+const size_t export_max_columns = 4;
+
+/* The labels of the export's enum, in their order (labels.tsv). */
+const std::vector<std::string> export_labels = {
+	"red", "green", "blue green", "x", "\xc3\xbc" "n" "\xc3\xaf" "c" "\xc3\xb6" "d" "\xc3\xa9",
+	"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e", std::string(63, 'x'),
+};
+
+/*
+ * The encoding, restated from its description (the value as a signed
+ * 64-bit integer most significant byte first; a uuid's 16 bytes; a field's
+ * length as 4 bytes most significant first, 0xFFFFFFFF for NULL) and not
+ * taken from bloom_keys.h, whose functions are what is being checked.
+ */
+std::string
+be_bytes(uint64_t v, int nbytes)
+{
+	std::string out((size_t) nbytes, '\0');
+
+	for (int i = nbytes - 1; i >= 0; i--, v >>= 8)
+		out[(size_t) i] = (char) (v & 0xff);
+	return out;
+}
+
+/* A value's bytes as bloom_key writes them into its field. */
+std::string
+spec_value_bytes(FieldType t, const Field &f)
+{
+	uint64_t	bits;
+	size_t		end;
+
+	switch (t)
+	{
+		case FieldType::Int2:
+		case FieldType::Int4:
+		case FieldType::Int8:
+			/* two's complement: the conversion is modulo 2^64 */
+			return be_bytes((uint64_t) f.i, 8);
+		case FieldType::Uuid:
+		case FieldType::Text:
+		case FieldType::Bytea:
+		case FieldType::Varchar:
+		case FieldType::Name:
+		case FieldType::Label:
+			return f.s;
+		case FieldType::Char:
+			end = f.s.find_last_not_of(' ');
+			return end == std::string::npos ? std::string() : f.s.substr(0, end + 1);
+		case FieldType::Bool:
+			/* boolsend */
+			return std::string(1, f.b ? '\1' : '\0');
+		case FieldType::Float8:
+			/* float8send: the IEEE 754 bits, most significant byte first */
+			memcpy(&bits, &f.d, sizeof(bits));
+			return be_bytes(bits, 8);
+	}
+	return std::string();
+}
+
+/* The bytes a typed key is hashed as: what LevelDB is given for it. */
+std::string
+spec_key_bytes(const TypedCase &c, const TypedKey &key)
+{
+	std::string out;
+
+	if (c.kind != TypedKind::Multi)
+		return spec_value_bytes(c.shape[0], key[0]);
+	for (size_t i = 0; i < c.shape.size(); i++)
+	{
+		if (key[i].null)
+			out += std::string(4, '\xff');
+		else
+		{
+			std::string v = spec_value_bytes(c.shape[i], key[i]);
+
+			out += be_bytes(v.size(), 4);
+			out += v;
+		}
+	}
+	return out;
+}
+
+/* ---- drawing typed keys ---- */
+
+void
+int_range(FieldType width, int64_t *lo, int64_t *hi)
+{
+	switch (width)
+	{
+		case FieldType::Int2:
+			*lo = INT16_MIN;
+			*hi = INT16_MAX;
+			return;
+		case FieldType::Int4:
+			*lo = INT32_MIN;
+			*hi = INT32_MAX;
+			return;
+		default:
+			*lo = INT64_MIN;
+			*hi = INT64_MAX;
+			return;
+	}
+}
+
+/* Where a width's edges or a byte's carry could be got wrong. */
+const int64_t int_edges[] = {
+	0, -1, 1, INT64_MIN, INT64_MAX, INT64_MIN + 1, INT64_MAX - 1,
+	INT32_MIN, INT32_MAX, (int64_t) INT32_MIN - 1, (int64_t) INT32_MAX + 1,
+	INT16_MIN, INT16_MAX, INT16_MIN - 1, INT16_MAX + 1,
+	127, 128, -128, -129, 255, 256, -255, -256, 65535, 65536, -65536,
+	(int64_t) UINT32_MAX, (int64_t) UINT32_MAX + 1, -(int64_t) UINT32_MAX - 1,
+	INT64_C(0x00ff00ff00ff00ff), INT64_C(-0x0100000000000000),
+};
+
+/* An integer of the width's range, biased towards the edges. */
+int64_t
+pick_int(Rng &rng, FieldType width)
+{
+	int64_t		lo,
+				hi;
+	uint64_t	p = rng.below(100);
+	unsigned	bits = width == FieldType::Int2 ? 16 : width == FieldType::Int4 ? 32 : 64;
+
+	int_range(width, &lo, &hi);
+	if (p < 15)
+	{
+		for (;;)
+		{
+			int64_t		v = int_edges[rng.below(sizeof(int_edges) / sizeof(int_edges[0]))];
+
+			if (v >= lo && v <= hi)
+				return v;
+		}
+	}
+	if (p < 35)
+		return (int64_t) rng.below(2001) - 1000;
+	if (p < 70)
+	{
+		/* any magnitude below the width's, either sign */
+		uint64_t	m = rng.next() >> (64 - bits + 1 + rng.below(bits - 1));
+
+		return rng.chance(1, 2) ? (int64_t) m : -(int64_t) m - 1;
+	}
+	if (bits == 64)
+		return (int64_t) rng.next();
+	return lo + (int64_t) rng.below((uint64_t) (hi - lo) + 1);
+}
+
+/* The narrowest integer type v fits. */
+FieldType
+int_width(int64_t v)
+{
+	if (v >= INT16_MIN && v <= INT16_MAX)
+		return FieldType::Int2;
+	if (v >= INT32_MIN && v <= INT32_MAX)
+		return FieldType::Int4;
+	return FieldType::Int8;
+}
+
+std::string
+pick_uuid(Rng &rng, const std::string *prev)
+{
+	uint64_t	p = rng.below(100);
+	std::string u(16, '\0');
+
+	if (p < 5)
+		return u;
+	if (p < 10)
+		return std::string(16, '\xff');
+	if (p < 20)
+	{
+		/* one byte that differs from an all-zero or all-ones uuid */
+		if (rng.chance(1, 2))
+			u.assign(16, '\xff');
+		u[rng.below(16)] = (char) rng.below(256);
+		return u;
+	}
+	if (p < 30 && prev != nullptr)
+	{
+		/* the next uuid, counting most significant byte first */
+		u = *prev;
+		for (int i = 15; i >= 0 && ++u[(size_t) i] == '\0'; i--)
+			;
+		return u;
+	}
+	for (char &c : u)
+		c = (char) random_byte(rng);
+	if (p < 50)
+	{
+		/* version 4, variant 10 */
+		u[6] = (char) (0x40 | (u[6] & 0x0f));
+		u[8] = (char) (0x80 | (u[8] & 0x3f));
+	}
+	return u;
+}
+
+double
+pick_double(Rng &rng)
+{
+	static const double edges[] = {
+		0.0, -0.0, 1.0, -1.0, 0.5, 0.1, -2.5, 1e300, -1e-300, 123456789.125,
+		DBL_MAX, -DBL_MAX, DBL_MIN, DBL_EPSILON, 9007199254740993.0,
+		std::numeric_limits<double>::infinity(),
+		-std::numeric_limits<double>::infinity(),
+		std::numeric_limits<double>::quiet_NaN(),
+	};
+	uint64_t	p = rng.below(100);
+	uint64_t	bits;
+	double		d;
+
+	if (p < 30)
+		return edges[rng.below(sizeof(edges) / sizeof(edges[0]))];
+	if (p < 50)
+		return (double) ((int64_t) rng.below(2001) - 1000);
+	/* a normal number: no subnormal, whose input older servers refuse */
+	bits = (rng.next() & UINT64_C(0x800fffffffffffff)) |
+		(rng.range(1, 2046) << 52);
+	memcpy(&d, &bits, sizeof(d));
+	return d;
+}
+
+/* Text that float8in reads back as exactly d. */
+std::string
+double_text(double d)
+{
+	char		buf[64];
+
+	if (std::isnan(d))
+		return "NaN";
+	if (std::isinf(d))
+		return d > 0 ? "Infinity" : "-Infinity";
+	snprintf(buf, sizeof(buf), "%.17g", d);
+	return buf;
+}
+
+/* Up to char_width characters, often with spaces at either end. */
+std::string
+pick_char_value(Rng &rng)
+{
+	size_t		nchars = (size_t) rng.below(char_width + 1);
+	size_t		nspaces = rng.chance(1, 3) ? (size_t) rng.below(nchars + 1) : 0;
+	std::string s;
+
+	for (size_t i = 0; i < nchars; i++)
+	{
+		uint64_t	p = rng.below(100);
+
+		if (i >= nchars - nspaces || p < 10)
+			s += ' ';
+		else if (p < 70)
+			s += (char) rng.range(0x21, 0x7e);
+		else if (p < 90)
+			append_utf8(s, (uint32_t) rng.range(0x80, 0x7ff));
+		else
+			append_utf8(s, (uint32_t) rng.range(0x10000, 0x10ffff));
+	}
+	return s;
+}
+
+/* UTF-8 text for a text field: often empty, short or ASCII. */
+std::string
+pick_text_value(Rng &rng, const Limits &limits, size_t max_bytes)
+{
+	uint64_t	p = rng.below(100);
+	size_t		len;
+	std::string s;
+
+	if (p < 15)
+		return s;
+	len = std::min(pick_key_length(rng, limits), max_bytes);
+	if (p < 55)
+		return ascii_key(rng, len);
+	/* utf8_key ends on a whole character, up to 3 bytes past len */
+	do
+	{
+		s = utf8_key(rng, len);
+		len /= 2;
+	} while (s.size() > max_bytes);
+	return s;
+}
+
+Field
+pick_field(Rng &rng, FieldType t, uint64_t null_percent, const Limits &limits,
+		   const Field *prev)
+{
+	Field		f;
+
+	if (rng.chance(null_percent, 100))
+	{
+		f.null = true;
+		return f;
+	}
+	switch (t)
+	{
+		case FieldType::Int2:
+		case FieldType::Int4:
+		case FieldType::Int8:
+			f.i = pick_int(rng, t);
+			break;
+		case FieldType::Uuid:
+			f.s = pick_uuid(rng, prev != nullptr && !prev->null ? &prev->s : nullptr);
+			break;
+		case FieldType::Text:
+		case FieldType::Varchar:
+			f.s = pick_text_value(rng, limits, SIZE_MAX);
+			break;
+		case FieldType::Name:
+			/* name holds 63 bytes; a longer value would be cut */
+			f.s = pick_text_value(rng, limits, 63);
+			break;
+		case FieldType::Bytea:
+			f.s = rng.chance(15, 100) ? std::string() :
+				binary_key(rng, pick_key_length(rng, limits));
+			break;
+		case FieldType::Char:
+			f.s = pick_char_value(rng);
+			break;
+		case FieldType::Label:
+			f.s = export_labels[rng.below(export_labels.size())];
+			break;
+		case FieldType::Bool:
+			f.b = rng.chance(1, 2);
+			break;
+		case FieldType::Float8:
+			f.d = pick_double(rng);
+			break;
+	}
+	return f;
+}
+
+/* A multi-column key of the case's shape. */
+TypedKey
+pick_multi_key(Rng &rng, const TypedCase &c, uint64_t null_percent,
+			   const Limits &limits, const TypedKey *prev)
+{
+	TypedKey	key;
+
+	for (size_t i = 0; i < c.shape.size(); i++)
+		key.push_back(pick_field(rng, c.shape[i], null_percent, limits,
+								 prev != nullptr ? &(*prev)[i] : nullptr));
+	return key;
+}
+
+bool
+is_byte_string_type(FieldType t)
+{
+	return t == FieldType::Text || t == FieldType::Bytea ||
+		t == FieldType::Varchar || t == FieldType::Name;
+}
+
+/*
+ * A key close to one that is inserted: a NULL field made empty or the
+ * reverse, or a byte moved across the boundary of two fields ('ab', 'c'
+ * for 'a', 'bc'), which only the lengths tell apart.
+ */
+TypedKey
+near_multi_key(Rng &rng, const TypedCase &c, const TypedKey &from,
+			   const Limits &limits)
+{
+	TypedKey	key = from;
+	size_t		i = (size_t) rng.below(c.shape.size());
+	FieldType	t = c.shape[i];
+
+	if (key[i].null)
+	{
+		key[i] = is_byte_string_type(t) ? Field() : pick_field(rng, t, 0, limits, nullptr);
+		return key;
+	}
+	if (is_byte_string_type(t) && key[i].s.empty())
+	{
+		key[i].null = true;
+		return key;
+	}
+	if (i + 1 < c.shape.size() && is_byte_string_type(t) &&
+		is_byte_string_type(c.shape[i + 1]) && !key[i + 1].null &&
+		!key[i].s.empty() && (t == FieldType::Bytea ||
+							  (unsigned char) key[i].s.back() < 0x80) &&
+		(c.shape[i + 1] != FieldType::Name || key[i + 1].s.size() < 63))
+	{
+		key[i + 1].s.insert(0, 1, key[i].s.back());
+		key[i].s.pop_back();
+		return key;
+	}
+	key[i] = pick_field(rng, t, 0, limits, nullptr);
+	return key;
+}
+
+/* A shape for the core's check: the types the core has functions for. */
+std::vector<FieldType>
+pick_check_shape(Rng &rng)
+{
+	static const FieldType types[] = {
+		FieldType::Int2, FieldType::Int4, FieldType::Int8,
+		FieldType::Uuid, FieldType::Text, FieldType::Bytea,
+	};
+	std::vector<FieldType> shape((size_t) rng.range(1, 6));
+
+	for (FieldType &t : shape)
+		t = types[rng.below(sizeof(types) / sizeof(types[0]))];
+	return shape;
+}
+
+/*
+ * Typed cases come from a stream of their own, so that adding them left
+ * every byte-string case of a seed as it was.
+ */
+Rng
+typed_case_rng(uint64_t seed, uint64_t case_no)
+{
+	return case_rng(splitmix64_mix(seed ^ UINT64_C(0x7479706564)), case_no);
+}
+
+TypedCase
+generate_typed_case(Rng &rng, const Limits &limits, bool export_shape)
+{
+	TypedCase	c;
+	uint64_t	n;
+	uint64_t	dup_percent;
+	uint64_t	null_percent = 0;
+	uint64_t	p = rng.below(100);
+	std::unordered_set<std::string> inserted;
+	size_t		nabsent;
+	uint64_t	run_left = 0;
+
+	c.bpk = pick_bpk(rng);
+	if (p < 35)
+	{
+		static const FieldType widths[] = {FieldType::Int2, FieldType::Int4, FieldType::Int8};
+
+		c.kind = TypedKind::Int;
+		c.shape = {widths[rng.below(3)]};
+	}
+	else if (p < 55)
+	{
+		c.kind = TypedKind::Uuid;
+		c.shape = {FieldType::Uuid};
+	}
+	else
+	{
+		static const uint64_t null_percents[] = {0, 10, 40};
+
+		c.kind = TypedKind::Multi;
+		c.shape = export_shape ? export_shapes[rng.below(export_shapes.size())] :
+			pick_check_shape(rng);
+		null_percent = null_percents[rng.below(3)];
+	}
+
+	n = pick_n(rng, limits);
+	if (c.bpk > 0 && n * (uint64_t) c.bpk > limits.max_filter_bits)
+		n = limits.max_filter_bits / (uint64_t) c.bpk;
+	dup_percent = rng.chance(2, 5) ? rng.range(5, 50) : 0;
+
+	for (uint64_t i = 0; i < n; i++)
+	{
+		const TypedKey *prev = i > 0 ? &c.keys.back() : nullptr;
+		TypedKey	key;
+
+		if (i > 0 && rng.chance(dup_percent, 100))
+			key = c.keys[rng.below(i)];
+		else if (c.kind == TypedKind::Int)
+		{
+			int64_t		lo,
+						hi;
+
+			int_range(c.shape[0], &lo, &hi);
+			key.resize(1);
+			/* runs of consecutive integers, as serial ids are */
+			if (run_left > 0 && prev != nullptr && (*prev)[0].i < hi)
+			{
+				key[0].i = (*prev)[0].i + 1;
+				run_left--;
+			}
+			else
+			{
+				key[0].i = pick_int(rng, c.shape[0]);
+				run_left = rng.chance(1, 10) ? rng.range(1, 40) : 0;
+			}
+		}
+		else if (c.kind == TypedKind::Uuid)
+			key = {pick_field(rng, FieldType::Uuid, 0, limits,
+							  prev != nullptr ? &(*prev)[0] : nullptr)};
+		else
+			key = pick_multi_key(rng, c, null_percent, limits, prev);
+		c.keys.push_back(std::move(key));
+	}
+
+	/* every edge the width has, in one case in five */
+	if (n > 0 && c.kind != TypedKind::Multi && rng.chance(1, 5))
+	{
+		int64_t		lo,
+					hi;
+
+		Field		f;
+
+		if (c.kind == TypedKind::Int)
+		{
+			int_range(c.shape[0], &lo, &hi);
+			for (int64_t v : int_edges)
+				if (v >= lo && v <= hi)
+				{
+					f.i = v;
+					c.keys.push_back({f});
+				}
+		}
+		else
+		{
+			f.s.assign(16, '\0');
+			c.keys.push_back({f});
+			f.s.assign(16, '\xff');
+			c.keys.push_back({f});
+		}
+	}
+
+	for (const TypedKey &key : c.keys)
+		inserted.insert(spec_key_bytes(c, key));
+
+	nabsent = (size_t) rng.range(limits.min_absent, limits.max_absent);
+	for (size_t tries = 0; c.absent.size() < nabsent && tries < 4 * nabsent; tries++)
+	{
+		bool		near = !c.keys.empty() && rng.chance(1, 3);
+		const TypedKey *from = near ? &c.keys[rng.below(c.keys.size())] : nullptr;
+		TypedKey	key;
+
+		if (c.kind == TypedKind::Int)
+		{
+			static const FieldType widths[] = {FieldType::Int2, FieldType::Int4, FieldType::Int8};
+
+			key.resize(1);
+			/* a neighbour of a key, or any integer: narrower or wider */
+			key[0].i = from != nullptr ? (int64_t) ((uint64_t) (*from)[0].i +
+													(rng.chance(1, 2) ? 1 : UINT64_MAX)) :
+				pick_int(rng, widths[rng.below(3)]);
+		}
+		else if (c.kind == TypedKind::Uuid && from != nullptr)
+		{
+			/* one bit away from a key */
+			key = *from;
+			key[0].s[rng.below(16)] ^= (char) (1u << rng.below(8));
+		}
+		else if (c.kind == TypedKind::Uuid)
+			key = {pick_field(rng, FieldType::Uuid, 0, limits, nullptr)};
+		else
+			key = from != nullptr ? near_multi_key(rng, c, *from, limits) :
+				pick_multi_key(rng, c, null_percent, limits, nullptr);
+		if (inserted.count(spec_key_bytes(c, key)) == 0)
+			c.absent.push_back(std::move(key));
+	}
+
+	/* the narrowest type every key fits, for the SQL casts */
+	if (c.kind == TypedKind::Int)
+	{
+		c.shape[0] = FieldType::Int2;
+		for (const TypedKey &key : c.keys)
+			if (int_width(key[0].i) > c.shape[0])
+				c.shape[0] = int_width(key[0].i);
+	}
+
+	c.split = (size_t) rng.below(c.keys.size() + 1);
+	return c;
+}
+
+const char *
+typed_kind_name(TypedKind kind)
+{
+	switch (kind)
+	{
+		case TypedKind::Int:
+			return "int";
+		case TypedKind::Uuid:
+			return "uuid";
+		case TypedKind::Multi:
+			return "multi";
+	}
+	return "?";
+}
+
+/* "integer,text": the shape as the export writes it. */
+std::string
+shape_text(const TypedCase &c)
+{
+	std::string out;
+
+	for (FieldType t : c.shape)
+		out += (out.empty() ? "" : ",") + std::string(sql_type_name(t));
+	return out;
+}
+
 /* ---- check ---- */
 
 /*
- * Compare one case; append a line to *problems for each disagreement and
- * name the case's shape in *summary.
+ * The core's filter of the hashes, built serially and on the final
+ * function's threads (1, 2 and 8 of them), against LevelDB's bytes.
  */
 void
-check_case(uint64_t seed, uint64_t case_no, Policies &policies,
-		   std::vector<std::string> *problems, std::string *summary)
+compare_core_filters(int bpk, const std::vector<uint32_t> &hashes,
+					 const std::string &expected, Rng &rng,
+					 std::vector<std::string> *problems)
 {
-	Rng			rng = case_rng(seed, case_no);
-	Case		c = generate_case(rng, check_limits);
-	const leveldb::FilterPolicy &policy = policies.get(c.bpk);
-	std::string expected = leveldb_create(policy, c.keys);
 	std::string actual;
 	bloom_status status;
 	char		buf[256];
 
-	status = core_create(c.bpk, c.keys, &actual);
+	status = core_create_from_hashes(bpk, hashes, &actual);
 	if (status != BLOOM_OK)
 		problems->push_back(std::string("core refused to build: ") +
 							bloom_status_message(status));
@@ -690,12 +1409,11 @@ check_case(uint64_t seed, uint64_t case_no, Policies &policies,
 		problems->push_back(buf);
 	}
 
-	/* the final function's threads: 1, 2 and 8 of them, the same bytes */
 	if (status == BLOOM_OK)
 		for (unsigned nthreads : {1u, 2u, 8u})
 		{
 			std::string threaded;
-			bloom_status st = core_create_threaded(c.bpk, c.keys, nthreads,
+			bloom_status st = core_create_threaded(bpk, hashes, nthreads,
 												   (size_t) rng.next(), &threaded);
 
 			if (st != BLOOM_OK || threaded != expected)
@@ -707,6 +1425,23 @@ check_case(uint64_t seed, uint64_t case_no, Policies &policies,
 				problems->push_back(buf);
 			}
 		}
+}
+
+/*
+ * Compare one case; append a line to *problems for each disagreement and
+ * name the case's shape in *summary.
+ */
+void
+check_case(uint64_t seed, uint64_t case_no, Policies &policies,
+		   std::vector<std::string> *problems, std::string *summary)
+{
+	Rng			rng = case_rng(seed, case_no);
+	Case		c = generate_case(rng, check_limits);
+	const leveldb::FilterPolicy &policy = policies.get(c.bpk);
+	std::string expected = leveldb_create(policy, c.keys);
+	char		buf[256];
+
+	compare_core_filters(c.bpk, core_hashes(c.keys), expected, rng, problems);
 
 	/* both probe LevelDB's filter: a probe bug shows even if builds differ */
 	for (int pass = 0; pass < 2; pass++)
@@ -758,47 +1493,299 @@ check_case(uint64_t seed, uint64_t case_no, Policies &policies,
 	*summary = buf;
 }
 
+/* ---- typed keys through the core (bloom_keys.h) ---- */
+
+/* A uuid's canonical text. */
+std::string
+uuid_text(const std::string &u)
+{
+	std::string hex = to_hex(u);
+
+	return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) +
+		"-" + hex.substr(16, 4) + "-" + hex.substr(20);
+}
+
+/* A typed key for a message: its values, as SQL would show them. */
+std::string
+describe_typed_key(const TypedCase &c, const TypedKey &key)
+{
+	std::string out;
+
+	for (size_t i = 0; i < c.shape.size(); i++)
+	{
+		const Field &f = key[i];
+		std::string v;
+
+		if (f.null)
+			v = "NULL";
+		else if (is_int_type(c.shape[i]))
+			v = std::to_string(f.i);
+		else if (c.shape[i] == FieldType::Uuid)
+			v = uuid_text(f.s);
+		else if (c.shape[i] == FieldType::Bool)
+			v = f.b ? "true" : "false";
+		else if (c.shape[i] == FieldType::Float8)
+			v = double_text(f.d);
+		else
+			v = describe_bytes(f.s);
+		out += (i > 0 ? ", " : "") + v;
+	}
+	return c.kind == TypedKind::Multi ? "bloom_key(" + out + ")" : out;
+}
+
+/*
+ * A multi-column key as the core's functions write it (bloom_int_key_bytes,
+ * bloom_put_field, bloom_put_null_field); the other values' bytes are what
+ * the server hands them.  Room is left past the end, so that a function
+ * writing too much is a wrong length and not a broken heap.
+ */
+std::string
+core_multi_key(const TypedCase &c, const TypedKey &key)
+{
+	const size_t slack = 64;
+	std::vector<std::string> values;
+	size_t		total = 0;
+	std::string out;
+	uint8_t    *start;
+	uint8_t    *p;
+
+	for (size_t i = 0; i < c.shape.size(); i++)
+	{
+		if (key[i].null)
+			values.emplace_back();
+		else if (is_int_type(c.shape[i]))
+		{
+			uint8_t		b[BLOOM_INT_KEY_BYTES];
+
+			bloom_int_key_bytes(key[i].i, b);
+			values.emplace_back(reinterpret_cast<const char *>(b), sizeof(b));
+		}
+		else
+			values.push_back(spec_value_bytes(c.shape[i], key[i]));
+		total += BLOOM_FIELD_HEADER_BYTES + values.back().size();
+	}
+	out.assign(total + slack, '\0');
+	start = p = reinterpret_cast<uint8_t *>(&out[0]);
+	for (size_t i = 0; i < c.shape.size() && (size_t) (p - start) <= total; i++)
+		p += key[i].null ? bloom_put_null_field(p) :
+			bloom_put_field(p, values[i].data(), (uint32_t) values[i].size());
+	out.resize(std::min((size_t) (p - start), total + slack));
+	return out;
+}
+
+/*
+ * The hash the SQL functions probe and build with: an integer's and a
+ * uuid's from the value (the uuid read at the given offset, for any
+ * alignment), a multi-column key's from the bytes the core wrote.
+ */
+uint32_t
+core_typed_hash(const TypedCase &c, const TypedKey &key, size_t uuid_offset)
+{
+	uint8_t		buf[BLOOM_UUID_KEY_BYTES + 8];
+	std::string bytes;
+
+	switch (c.kind)
+	{
+		case TypedKind::Int:
+			return bloom_int_key_hash(key[0].i);
+		case TypedKind::Uuid:
+			uuid_offset %= 8;
+			memcpy(buf + uuid_offset, key[0].s.data(), BLOOM_UUID_KEY_BYTES);
+			return bloom_uuid_key_hash(buf + uuid_offset);
+		case TypedKind::Multi:
+			bytes = core_multi_key(c, key);
+			return bloom_key_hash(bytes.data(), bytes.size());
+	}
+	return 0;
+}
+
+/* The core's bytes of a key against the encoding, where the core writes any. */
+void
+check_typed_bytes(const TypedCase &c, const TypedKey &key,
+				  const std::string &spec, const char *what, size_t index,
+				  std::vector<std::string> *problems)
+{
+	std::string core;
+	const char *function;
+
+	if (c.kind == TypedKind::Int)
+	{
+		uint8_t		b[BLOOM_INT_KEY_BYTES];
+
+		bloom_int_key_bytes(key[0].i, b);
+		core.assign(reinterpret_cast<const char *>(b), sizeof(b));
+		function = "bloom_int_key_bytes";
+	}
+	else if (c.kind == TypedKind::Multi)
+	{
+		core = core_multi_key(c, key);
+		function = "bloom_put_field/bloom_put_null_field";
+	}
+	else
+		return;
+	if (core != spec)
+		problems->push_back(std::string(what) + " key #" + std::to_string(index) +
+							" " + describe_typed_key(c, key) + ": " + function +
+							" wrote x'" + to_hex(core) + "', the encoding is x'" +
+							to_hex(spec) + "'");
+}
+
+/*
+ * Compare one typed case: the core's bytes and hashes of the keys, its
+ * filter of them and its probes against LevelDB over the test's encoding.
+ */
+void
+check_typed_case(uint64_t seed, uint64_t case_no, Policies &policies,
+				 std::vector<std::string> *problems, std::string *summary)
+{
+	Rng			rng = typed_case_rng(seed, case_no);
+	TypedCase	c = generate_typed_case(rng, check_limits, false);
+	const leveldb::FilterPolicy &policy = policies.get(c.bpk);
+	std::vector<std::string> key_bytes;
+	std::vector<std::string> absent_bytes;
+	std::vector<uint32_t> hashes;
+	std::vector<uint32_t> absent_hashes;
+	std::string expected;
+	char		buf[256];
+
+	for (size_t i = 0; i < c.keys.size(); i++)
+	{
+		key_bytes.push_back(spec_key_bytes(c, c.keys[i]));
+		hashes.push_back(core_typed_hash(c, c.keys[i], (size_t) rng.below(8)));
+		check_typed_bytes(c, c.keys[i], key_bytes.back(), "inserted", i, problems);
+	}
+	for (size_t i = 0; i < c.absent.size(); i++)
+	{
+		absent_bytes.push_back(spec_key_bytes(c, c.absent[i]));
+		absent_hashes.push_back(core_typed_hash(c, c.absent[i], (size_t) rng.below(8)));
+		check_typed_bytes(c, c.absent[i], absent_bytes.back(), "absent", i, problems);
+	}
+
+	expected = leveldb_create(policy, key_bytes);
+	compare_core_filters(c.bpk, hashes, expected, rng, problems);
+
+	for (int pass = 0; pass < 2; pass++)
+	{
+		const std::vector<TypedKey> &keys = pass == 0 ? c.keys : c.absent;
+		const std::vector<std::string> &bytes = pass == 0 ? key_bytes : absent_bytes;
+		const std::vector<uint32_t> &h = pass == 0 ? hashes : absent_hashes;
+
+		for (size_t i = 0; i < keys.size(); i++)
+		{
+			bool		want = leveldb_match(policy, bytes[i], expected);
+
+			if (bloom_may_contain_hash(reinterpret_cast<const uint8_t *>(expected.data()),
+									   expected.size(), h[i]) != want)
+				problems->push_back(std::string("probe of ") +
+									(pass == 0 ? "inserted" : "absent") +
+									" key #" + std::to_string(i) + " " +
+									describe_typed_key(c, keys[i]) + ": leveldb " +
+									(want ? "true" : "false") + ", core " +
+									(want ? "false" : "true"));
+		}
+	}
+
+	for (int f = 0; f < 4; f++)
+	{
+		std::string filter = hand_made_filter(rng, expected);
+
+		for (int i = 0; i < 16; i++)
+		{
+			bool		inserted = !c.keys.empty() && (c.absent.empty() || rng.chance(1, 2));
+			size_t		j;
+			bool		want;
+
+			if (!inserted && c.absent.empty())
+				break;
+			j = (size_t) rng.below(inserted ? c.keys.size() : c.absent.size());
+			want = leveldb_match(policy, inserted ? key_bytes[j] : absent_bytes[j], filter);
+			if (bloom_may_contain_hash(reinterpret_cast<const uint8_t *>(filter.data()),
+									   filter.size(),
+									   inserted ? hashes[j] : absent_hashes[j]) != want)
+				problems->push_back("probe of key " +
+									describe_typed_key(c, inserted ? c.keys[j] : c.absent[j]) +
+									" in hand-made filter " + describe_filter(filter) +
+									": leveldb " + (want ? "true" : "false") +
+									", core " + (want ? "false" : "true"));
+		}
+	}
+
+	snprintf(buf, sizeof(buf), "typed %s (%s), bpk %d, n %zu",
+			 typed_kind_name(c.kind), shape_text(c).c_str(), c.bpk, c.keys.size());
+	*summary = buf;
+}
+
+/* Which cases "check" runs: all of both kinds, or only the ones named. */
+struct CheckCases
+{
+	uint64_t	ncases;			/* byte-string cases */
+	uint64_t	ntyped;			/* typed-key cases */
+	bool		one_case;
+	uint64_t	only_case;
+	bool		one_typed;
+	uint64_t	only_typed;
+};
+
 int
-run_check(const char *prog, uint64_t seed, uint64_t ncases, bool one_case,
-		  uint64_t only_case)
+run_check(const char *prog, uint64_t seed, const CheckCases &cc)
 {
 	const size_t max_lines_per_case = 5;
+	bool		named = cc.one_case || cc.one_typed;
 	Policies	policies;
 	uint64_t	passed = 0,
 				failed = 0;
+	std::string replay = std::string(prog) + " check --seed " + std::to_string(seed);
 
+	if (cc.one_case)
+		replay += " --case " + std::to_string(cc.only_case);
+	if (cc.one_typed)
+		replay += " --typed-case " + std::to_string(cc.only_typed);
+	if (!named)
+		replay += " --cases " + std::to_string(cc.ncases) +
+			" --typed-cases " + std::to_string(cc.ntyped);
 	printf("seed: %" PRIu64 "\n", seed);
-	if (one_case)
-		printf("replay: %s check --seed %" PRIu64 " --case %" PRIu64 "\n",
-			   prog, seed, only_case);
-	else
-		printf("replay: %s check --seed %" PRIu64 " --cases %" PRIu64 "\n",
-			   prog, seed, ncases);
+	printf("replay: %s\n", replay.c_str());
 	fflush(stdout);
 
-	uint64_t	first = one_case ? only_case : 0;
-	uint64_t	end = one_case ? only_case + 1 : ncases;
-
-	for (uint64_t i = first; i < end; i++)
+	for (int typed = 0; typed < 2; typed++)
 	{
-		std::vector<std::string> problems;
-		std::string summary;
+		const char *what = typed ? "typed case" : "case";
+		const char *option = typed ? "--typed-case" : "--case";
+		uint64_t	first = 0;
+		uint64_t	end = typed ? cc.ntyped : cc.ncases;
 
-		check_case(seed, i, policies, &problems, &summary);
-		if (problems.empty())
+		if (named)
 		{
-			passed++;
-			continue;
+			if (!(typed ? cc.one_typed : cc.one_case))
+				continue;
+			first = typed ? cc.only_typed : cc.only_case;
+			end = first + 1;
 		}
-		failed++;
-		for (size_t j = 0; j < problems.size() && j < max_lines_per_case; j++)
-			printf("MISMATCH case %" PRIu64 " (%s): %s\n",
-				   i, summary.c_str(), problems[j].c_str());
-		if (problems.size() > max_lines_per_case)
-			printf("MISMATCH case %" PRIu64 " (%s): ... and %zu more\n",
-				   i, summary.c_str(), problems.size() - max_lines_per_case);
-		printf("  replay this case: %s check --seed %" PRIu64
-			   " --case %" PRIu64 "\n", prog, seed, i);
+
+		for (uint64_t i = first; i < end; i++)
+		{
+			std::vector<std::string> problems;
+			std::string summary;
+
+			if (typed)
+				check_typed_case(seed, i, policies, &problems, &summary);
+			else
+				check_case(seed, i, policies, &problems, &summary);
+			if (problems.empty())
+			{
+				passed++;
+				continue;
+			}
+			failed++;
+			for (size_t j = 0; j < problems.size() && j < max_lines_per_case; j++)
+				printf("MISMATCH %s %" PRIu64 " (%s): %s\n",
+					   what, i, summary.c_str(), problems[j].c_str());
+			if (problems.size() > max_lines_per_case)
+				printf("MISMATCH %s %" PRIu64 " (%s): ... and %zu more\n",
+					   what, i, summary.c_str(), problems.size() - max_lines_per_case);
+			printf("  replay this case: %s check --seed %" PRIu64
+				   " %s %" PRIu64 "\n", prog, seed, option, i);
+		}
 	}
 
 	printf("leveldb: %" PRIu64 " passed, %" PRIu64 " failed\n", passed, failed);
@@ -961,15 +1948,169 @@ run_export(const char *prog, const std::string &dir, uint64_t seed,
 	return 0;
 }
 
+/* ---- export-typed-sql ---- */
+
+/* A value as a component column of keys.tsv or probes.tsv holds it. */
+std::string
+sql_component(FieldType t, const Field &f)
+{
+	if (f.null)
+		return "\\N";
+	switch (t)
+	{
+		case FieldType::Int2:
+		case FieldType::Int4:
+		case FieldType::Int8:
+			return std::to_string(f.i);
+		case FieldType::Uuid:
+			return uuid_text(f.s);
+		case FieldType::Bool:
+			return f.b ? "t" : "f";
+		case FieldType::Float8:
+			return double_text(f.d);
+		case FieldType::Text:
+		case FieldType::Bytea:
+		case FieldType::Varchar:
+		case FieldType::Char:
+		case FieldType::Name:
+		case FieldType::Label:
+			break;
+	}
+	return to_hex(f.s);
+}
+
+/* Whether SQL can hold the key's values as the export writes them. */
+bool
+sql_representable(const TypedCase &c, const TypedKey &key)
+{
+	for (size_t i = 0; i < c.shape.size(); i++)
+	{
+		FieldType	t = c.shape[i];
+
+		if (key[i].null || t == FieldType::Bytea || t == FieldType::Uuid ||
+			is_int_type(t) || t == FieldType::Bool || t == FieldType::Float8)
+			continue;
+		if (!is_pg_utf8_text(key[i].s) ||
+			(t == FieldType::Name && key[i].s.size() > 63))
+			return false;
+	}
+	return true;
+}
+
+void
+write_components(std::ofstream &out, const TypedCase &c, const TypedKey &key)
+{
+	for (size_t i = 0; i < export_max_columns; i++)
+		out << '\t' << (i < c.shape.size() ? sql_component(c.shape[i], key[i]) : "\\N");
+}
+
+int
+run_export_typed(const char *prog, const std::string &dir, uint64_t seed,
+				 uint64_t ncases)
+{
+	Policies	policies;
+	std::error_code ec;
+	uint64_t	nkeys = 0,
+				nprobes = 0,
+				nkind[3] = {0, 0, 0};
+
+	printf("seed: %" PRIu64 "\n", seed);
+	printf("replay: %s export-typed-sql %s --seed %" PRIu64 " --cases %" PRIu64 "\n",
+		   prog, dir.c_str(), seed, ncases);
+	fflush(stdout);
+
+	std::filesystem::create_directories(dir, ec);
+	if (ec)
+	{
+		fprintf(stderr, "leveldb_diff: cannot create %s: %s\n",
+				dir.c_str(), ec.message().c_str());
+		return 2;
+	}
+
+	std::ofstream cases_out(dir + "/cases.tsv", std::ios::binary);
+	std::ofstream keys_out(dir + "/keys.tsv", std::ios::binary);
+	std::ofstream probes_out(dir + "/probes.tsv", std::ios::binary);
+	std::ofstream labels_out(dir + "/labels.tsv", std::ios::binary);
+
+	for (size_t i = 0; i < export_labels.size(); i++)
+		labels_out << i << '\t' << to_hex(export_labels[i]) << '\n';
+
+	for (uint64_t i = 0; i < ncases; i++)
+	{
+		Rng			rng = typed_case_rng(seed, i);
+		TypedCase	c = generate_typed_case(rng, export_limits, true);
+		const leveldb::FilterPolicy &policy = policies.get(c.bpk);
+		std::vector<std::string> key_bytes;
+		std::string filter;
+		std::string id = "typ-" + std::to_string(seed) + "-" + std::to_string(i);
+		uint64_t	ord = 0;
+
+		for (const TypedKey &key : c.keys)
+			key_bytes.push_back(spec_key_bytes(c, key));
+		filter = leveldb_create(policy, key_bytes);
+
+		for (int pass = 0; pass < 2; pass++)
+			for (const TypedKey &key : pass == 0 ? c.keys : c.absent)
+				if (c.shape.size() > export_max_columns || !sql_representable(c, key))
+				{
+					fprintf(stderr, "leveldb_diff: case %s drew a key SQL cannot hold: %s\n",
+							id.c_str(), describe_typed_key(c, key).c_str());
+					return 2;
+				}
+
+		cases_out << id << '\t' << typed_kind_name(c.kind) << '\t' << shape_text(c)
+			<< '\t' << c.bpk << '\t' << c.keys.size() << '\t' << c.split
+			<< '\t' << to_hex(filter) << '\n';
+
+		for (size_t j = 0; j < c.keys.size(); j++)
+		{
+			keys_out << id << '\t' << j;
+			write_components(keys_out, c, c.keys[j]);
+			keys_out << '\n';
+		}
+
+		for (int pass = 0; pass < 2; pass++)
+			for (const TypedKey &key : pass == 0 ? c.keys : c.absent)
+			{
+				probes_out << id << '\t' << ord++;
+				write_components(probes_out, c, key);
+				probes_out << '\t'
+					<< (leveldb_match(policy, spec_key_bytes(c, key), filter) ? 't' : 'f')
+					<< '\n';
+			}
+
+		nkeys += c.keys.size();
+		nprobes += ord;
+		nkind[(int) c.kind]++;
+	}
+
+	cases_out.close();
+	keys_out.close();
+	probes_out.close();
+	labels_out.close();
+	if (!cases_out || !keys_out || !probes_out || !labels_out)
+	{
+		fprintf(stderr, "leveldb_diff: writing to %s failed\n", dir.c_str());
+		return 2;
+	}
+	printf("wrote %" PRIu64 " typed cases (%" PRIu64 " integer, %" PRIu64
+		   " uuid, %" PRIu64 " multi-column), %" PRIu64 " keys, %" PRIu64
+		   " probes to %s\n", ncases, nkind[0], nkind[1], nkind[2], nkeys,
+		   nprobes, dir.c_str());
+	return 0;
+}
+
 void
 usage(const char *prog)
 {
 	fprintf(stderr,
-			"usage: %s check [--seed S] [--cases N] [--case I]\n"
+			"usage: %s check [--seed S] [--cases N] [--typed-cases N]\n"
+			"                [--case I] [--typed-case I]\n"
 			"       %s export-sql OUT_DIR [--seed S] [--cases N]\n"
+			"       %s export-typed-sql OUT_DIR [--seed S] [--cases N]\n"
 			"       %s filter BITS_PER_KEY < KEYS > FILTER\n"
 			"       %s filter-cycle BITS_PER_KEY N D > FILTER\n",
-			prog, prog, prog, prog);
+			prog, prog, prog, prog, prog);
 }
 
 }								/* namespace */
@@ -977,14 +2118,16 @@ usage(const char *prog)
 int
 main(int argc, char **argv)
 {
+	enum
+	{
+		CHECK, EXPORT, EXPORT_TYPED
+	}			mode;
 	const char *prog = argv[0];
-	bool		check;
 	std::string out_dir;
 	uint64_t	seed = 0;
 	bool		have_seed = false;
 	uint64_t	ncases;
-	bool		one_case = false;
-	uint64_t	only_case = 0;
+	CheckCases	cc = {0, 1000, false, 0, false, 0};
 	int			argi = 2;
 
 	if (argc < 2)
@@ -998,14 +2141,15 @@ main(int argc, char **argv)
 		return run_filter_cycle(prog, argv[2], argv[3], argv[4]);
 	if (strcmp(argv[1], "check") == 0)
 	{
-		check = true;
+		mode = CHECK;
 		ncases = 3000;
 	}
-	else if (strcmp(argv[1], "export-sql") == 0 && argc >= 3 &&
-			 argv[2][0] != '-')
+	else if ((strcmp(argv[1], "export-sql") == 0 ||
+			  strcmp(argv[1], "export-typed-sql") == 0) &&
+			 argc >= 3 && argv[2][0] != '-')
 	{
-		check = false;
-		ncases = 2000;
+		mode = strcmp(argv[1], "export-sql") == 0 ? EXPORT : EXPORT_TYPED;
+		ncases = mode == EXPORT ? 2000 : 600;
 		out_dir = argv[2];
 		argi = 3;
 	}
@@ -1028,10 +2172,17 @@ main(int argc, char **argv)
 		}
 		else if (strcmp(opt, "--cases") == 0)
 			target = &ncases;
-		else if (check && strcmp(opt, "--case") == 0)
+		else if (mode == CHECK && strcmp(opt, "--typed-cases") == 0)
+			target = &cc.ntyped;
+		else if (mode == CHECK && strcmp(opt, "--case") == 0)
 		{
-			target = &only_case;
-			one_case = true;
+			target = &cc.only_case;
+			cc.one_case = true;
+		}
+		else if (mode == CHECK && strcmp(opt, "--typed-case") == 0)
+		{
+			target = &cc.only_typed;
+			cc.one_typed = true;
 		}
 		else
 		{
@@ -1047,7 +2198,15 @@ main(int argc, char **argv)
 	if (!have_seed)
 		seed = fresh_seed();
 
-	if (check)
-		return run_check(prog, seed, ncases, one_case, only_case);
-	return run_export(prog, out_dir, seed, ncases);
+	switch (mode)
+	{
+		case CHECK:
+			cc.ncases = ncases;
+			return run_check(prog, seed, cc);
+		case EXPORT:
+			return run_export(prog, out_dir, seed, ncases);
+		case EXPORT_TYPED:
+			break;
+	}
+	return run_export_typed(prog, out_dir, seed, ncases);
 }
