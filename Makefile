@@ -140,7 +140,7 @@ tools/set_bench: tools/set_bench.c $(CORE_SRCS) $(CORE_HDRS)
 set-bench: tools/set_bench
 	tools/set_bench
 
-# What first touching memory costs here (README, Performance).
+# What first touching memory costs on the machine it runs on (doc/performance.md).
 tools/fault_cost: tools/fault_cost.c
 	$(TEST_CC) $(TEST_CFLAGS) -o $@ tools/fault_cost.c
 

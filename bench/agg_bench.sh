@@ -221,7 +221,7 @@ echo
 
 # ---- timing -----------------------------------------------------------------
 
-# bench_bloom_state: bloom_agg without its final function (the README
+# bench_bloom_state: bloom_agg without its final function (doc/reference.md
 # documents the support functions as usable on their own), so that
 # bloom_agg - bench_bloom_state is the time the final function takes.
 psql_c "CREATE AGGREGATE bench_bloom_state(text, integer) (SFUNC = bloom_agg_transfn, STYPE = bloom_agg_state, COMBINEFUNC = bloom_agg_combinefn, PARALLEL = SAFE)" >/dev/null
@@ -349,7 +349,7 @@ echo ")"
 # serial runs that got less than 90% of a CPU
 starved=$(awk -F'|' -v t="$CPU_MIN_MS" '$2 == "serial" && $5 >= t && $6 < 0.9 * $5 {n++} END {print n + 0}' "$WORK/timing.runs")
 if [ "$starved" -gt 0 ]; then
-	bf_warn "$starved of $((REPS * ${#QUERIES[@]})) serial runs got less than 90% of a CPU: other work on this machine slowed them down (the best runs are the least affected)"
+	bf_warn "$starved of $((REPS * ${#QUERIES[@]})) serial runs got less than 90% of a CPU: other work on the machine slowed them down (the best runs are the least affected)"
 fi
 echo
 

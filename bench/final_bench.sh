@@ -21,7 +21,7 @@
 #      over serial;
 #   3. the final alone, bloom_agg_finalfn over a stored state of all keys,
 #      by bloomfilter.max_final_threads (decoding the state included);
-#      then issue 14's targets as the time they leave past the floor;
+#      then the targets as the time they leave past the floor;
 #   4. the parallel plan's parts, from EXPLAIN ANALYZE (the workers' partial
 #      aggregates, the leader's combine and final), and the size of a
 #      worker's state in its binary and text forms.
@@ -155,7 +155,7 @@ final_stats=$(bench_stats <"$WORK/times" | sort -n)
 
 # ---- what the floor leaves ----------------------------------------------------
 
-# Issue 14's targets as budgets: the time left past the floor for all that
+# The targets as budgets: the time left past the floor for all that
 # bloom_agg does besides reading and hashing the keys (storing the hashes,
 # moving and merging the states, the final), against what it takes now.
 fastest_final=$(awk -F'|' 'NR == 1 || $2 < m { m = $2 } END { print m }' <<<"$final_stats")
@@ -241,7 +241,7 @@ if [ -n "$scaling" ]; then
 						printf "| %s | %s | %.2f | %s | %.2f |\n", w, t[w, "bloom_agg"], t[0, "bloom_agg"] / t[w, "bloom_agg"], t[w, "count"], t[0, "count"] / t[w, "count"]
 					}
 				}'
-		[ "${#skipped[@]}" -eq 0 ] || echo "skipped worker counts: ${skipped[*]} (this machine has $CORES cores; counts above twice that only measure contention)"
+		[ "${#skipped[@]}" -eq 0 ] || echo "skipped worker counts: ${skipped[*]} (the machine has $CORES cores; counts above twice that only measure contention)"
 	} | tee -a "$OUT"
 fi
 echo

@@ -11,8 +11,9 @@
 # server headers, libleveldb-dev, postgresql-15-hll), builds the extension
 # and bench/core_bench, installs the extension, starts a throw-away
 # PostgreSQL 15 cluster, measures, prints Markdown tables, and stops the
-# cluster.  Every figure is measured in this run on this machine; nothing
-# is hard-coded.  The report is also saved as bench/out/run-<UTC time>.md.
+# cluster.  Every figure is measured in this run, on the machine it runs
+# on; nothing is hard-coded.  The report is also saved as
+# bench/out/run-<UTC time>.md.
 #
 # Options:
 #   --keys N      rows of the SQL table (default 10000000)
@@ -442,7 +443,7 @@ verdict() { # verdict VALUE OP TARGET
 }
 {
 	echo
-	echo "### Targets (issue 5), on the medians of this run"
+	echo "### Targets, on the medians of this run"
 	echo
 	echo "| target | this run | |"
 	echo "|---|---:|---|"
@@ -471,7 +472,7 @@ verdict() { # verdict VALUE OP TARGET
 		r=$(bench_ratio "${MED[serial.agg.bloom]:-0}" "${MED[serial.agg.hll]:-1}")
 		echo "| bloom_agg faster than hll_add_agg(hll_hash_text(k)), serial | ${r}× | $(verdict "$r" '<' 1) |"
 		r=$(bench_ratio "${MED[serial.agg.bloom]:-0}" "${MED[par2.agg.bloom]:-1}")
-		echo "| bloom_agg with 2 workers ≥ 1.6× faster than serial (issue 3) | ${r}× | $(verdict "$r" '>=' 1.6) |"
+		echo "| bloom_agg with 2 workers ≥ 1.6× faster than serial | ${r}× | $(verdict "$r" '>=' 1.6) |"
 		for f in small large; do
 			r=$(bench_ratio "${MED[serial.scan.$f]:-0}" "${MED[serial.scan.hashtext]:-1}")
 			echo "| probe scan ≤ 1.0× the hashtext scan, filter of $([ $f = small ] && echo "$SMALL" || echo "$LARGE") keys | ${r}× | $(verdict "$r" '<=' 1.0) |"

@@ -3,7 +3,7 @@
 -- Text input of bloomfilter and bloom_agg_state, their binary input
 -- (binary COPY), the bytea cast and the functions' arguments all get
 -- truncated, empty, oversized, wrong-k, odd-hex and random values.  Each
--- must be refused with a clear error and the SQLSTATE the README promises:
+-- must be refused with a clear error and the SQLSTATE doc/reference.md promises:
 --   22P02 bad text, 22P03 bad binary, 22023 bad parameter,
 --   22004 NULL bits_per_key, 54000 too large, 0A000 outside an aggregate.
 -- The "random" values are md5-derived, so the output is stable.  The last

@@ -6,7 +6,7 @@
 CREATE TABLE keys AS
   SELECT i, 'key-' || i AS k, i % 10 AS g FROM generate_series(1, 10000) i;
 
--- One key: the filter the issue quotes from LevelDB.
+-- One key: the filter LevelDB writes for abc at 10 bits a key.
 SELECT bloom_agg('abc'::text, 10);
 SELECT bloom_agg('\x616263'::bytea, 10);
 

@@ -20,7 +20,9 @@
 #   5. typed keys: a remote bigint column probed with a filter of local
 #      integer keys ships as `<~` and crosses only the rows it passes, with
 #      the local answer; bloom_agg of the bigint column and of a
-#      multi-column bloom_key are computed remotely with the local bytes.
+#      multi-column bloom_key are computed remotely with the local bytes;
+#   6. the statements of doc/distributed.md's `sql fdw remote` and `sql fdw`
+#      blocks run, on the shards and locally (test/lib/doc_blocks.sh).
 #
 # It also times the join pre-check against the plain join, over a remote
 # table of its own, and prints "fdw-measure:" lines (never checked): 200000
@@ -321,6 +323,39 @@ for agg in "bloom_agg(id, 10)" "bloom_agg(bloom_key(tenant, id), 10)"; do
 	expect "$agg over the remote table: the local bytes" \
 		"$(local_q -c "SELECT md5($agg::bytea) FROM all_ids")" \
 		"$(local_q -c "SELECT md5($agg::bytea) FROM fids")"
+done
+
+# ---- 6: the statements of doc/distributed.md ---------------------------------------
+
+# Its `sql fdw remote` blocks run on both shards, then its `sql fdw` blocks
+# on the local cluster, in order; the servers the document names
+# (events1.internal and events2.internal, port 5432, database app) are the
+# two shards.
+# shellcheck source=test/lib/doc_blocks.sh
+. test/lib/doc_blocks.sh
+doc_sql() {
+	sed -e "s|host 'events1.internal', port '5432'|host '$R1_SOCK', port '$R1_PORT'|" \
+		-e "s|host 'events2.internal', port '5432'|host '$R2_SOCK', port '$R2_PORT'|" \
+		-e "s|dbname 'app'|dbname 'postgres'|" "$1"
+}
+[ "$(doc_blocks doc/distributed.md 'sql fdw remote' "$WORK/doc-remote")" -gt 0 ] ||
+	fail "doc/distributed.md has no 'sql fdw remote' block"
+[ "$(doc_blocks doc/distributed.md 'sql fdw' "$WORK/doc-local")" -gt 0 ] ||
+	fail "doc/distributed.md has no 'sql fdw' block"
+for block in "$WORK"/doc-remote/*.sql "$WORK"/doc-local/*.sql; do
+	[ -e "$block" ] || continue
+	where="doc/distributed.md:$(doc_block_line "$block")"
+	if [ "${block#"$WORK"/doc-remote/}" != "$block" ]; then
+		doc_sql "$block" | r1_q >/dev/null 2>"$WORK/doc.err" &&
+			doc_sql "$block" | r2_q >/dev/null 2>>"$WORK/doc.err" && rc=0 || rc=$?
+	else
+		doc_sql "$block" | local_q >/dev/null 2>"$WORK/doc.err" && rc=0 || rc=$?
+	fi
+	if [ "$rc" -eq 0 ]; then
+		pass "$where: the document's block runs"
+	else
+		fail "$where: the document's block fails: $(head -c 400 "$WORK/doc.err")"
+	fi
 done
 
 # ---- measurements (not checked) --------------------------------------------------

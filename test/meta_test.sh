@@ -2,8 +2,9 @@
 #
 # test/meta_test.sh -- the PGXN distribution: META.json is valid, its
 # versions are the control file's default_version (as a semantic version:
-# '1.0' is 1.0.0), what it names exists, and `make dist` makes
-# bloomfilter-VERSION.zip with the files PGXN needs.
+# '1.0' is 1.0.0), what it names exists (the docfile included), and `make
+# dist` makes bloomfilter-VERSION.zip with the files PGXN needs and the
+# documentation.
 #
 # `make dist` archives a commit.  When the working tree has uncommitted
 # changes to tracked files, this test archives `git stash create`'s commit
@@ -64,6 +65,16 @@ while IFS=$'\t' read -r ext ver file; do
 		fail "provides $ext: $file is missing or not in the Makefile's DATA"
 	fi
 done < <(meta '"\n".join(k + "\t" + v["version"] + "\t" + v["file"] for k, v in m["provides"].items())')
+# each extension's docfile (PGXN's page for it) is there
+while IFS=$'\t' read -r ext doc; do
+	if [ -z "$doc" ]; then
+		fail "provides $ext: no docfile"
+	elif [ -f "$doc" ]; then
+		pass "provides $ext: docfile $doc exists"
+	else
+		fail "provides $ext: docfile $doc is missing"
+	fi
+done < <(meta '"\n".join(k + "\t" + v.get("docfile", "") for k, v in m["provides"].items())')
 if [ "$(meta 'm["prereqs"]["runtime"]["requires"]["PostgreSQL"]')" = 13.0.0 ]; then
 	pass "prereqs: PostgreSQL >= 13.0.0"
 else
@@ -80,8 +91,10 @@ if make -s PG_CONFIG="$(bf_pg_config)" dist DIST_REF="$ref" >"$work/dist.log" 2>
 	mv "$zip" "$work/"
 	pass "make dist made $zip ($(wc -c <"$work/$zip") bytes, from ${ref:0:12})"
 	listing=$(python3 -c 'import sys, zipfile; print("\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))' "$work/$zip")
+	# the README, and the documentation git tracks (doc/, the changelog)
 	for f in META.json bloomfilter.control Makefile README.md LICENSE src/core/bloom_core.h \
-		$(meta '" ".join(v["file"] for v in m["provides"].values())'); do
+		$(meta '" ".join(v["file"] for v in m["provides"].values())') \
+		$(git ls-files CHANGELOG.md CONTRIBUTING.md doc); do
 		if ! git ls-files --error-unmatch "$f" >/dev/null 2>&1; then
 			fail "$f is not tracked by git, so make dist leaves it out"
 		elif grep -qxF "bloomfilter-$version/$f" <<<"$listing"; then

@@ -292,7 +292,7 @@ bench_machine_report() {
 bench_shared_buffers_mb() {
 	local mb=$(($1 > $2 ? $1 : $2))
 	if [ "$((mb * 1024))" -gt "$(($(bench_mem_kb) * 6 / 10))" ]; then
-		bf_warn "shared_buffers = ${mb}MB is over 60% of this machine's RAM; timings may include swapping or reads"
+		bf_warn "shared_buffers = ${mb}MB is over 60% of the machine's RAM; timings may include swapping or reads"
 	fi
 	echo "$mb"
 }

@@ -14,9 +14,7 @@
  * batch of keys overlapped by prefetching (bloom_prepared_set_hashes); then
  * each thread ORs a share of the bytes of every copy into the filter.  A
  * position is set as soon as it is computed, never stored in a bucket and
- * read back, and no thread waits for another until the end:
- * on a 2-CPU AMD EPYC, 10M keys into a 12.5 MB filter took 80 ms this way
- * against 131 ms bucketed on 2 threads (make set-bench).
+ * read back, and no thread waits for another until the end.
  *
  * A larger one is set by bucketing the probe positions by region
  * of the bit array and setting a bucket at once, its region's cache lines
@@ -67,11 +65,18 @@
 /*
  * Copies of the bit array (the first thread's being the filter itself) are
  * made when each is at most COPY_MAX_BYTES and they take at most
- * COPIES_MAX_BYTES in all; else buckets.  Measured with make set-bench on a
- * 2-CPU AMD EPYC (1 MB L2), 2 threads: copies took 0.61x the buckets' time
- * for a 12.5 MB filter, 0.68x at 20 MB, 0.70x at 31 MB, the same at 50 MB
- * and 1.40x at 62.5 MB, where random writes to two arrays that size miss
- * every cache while a bucket's region stays in one.
+ * COPIES_MAX_BYTES in all; else buckets.
+ *
+ * COPY_MAX_BYTES bounds the size at which setting bits straight into a
+ * copy still beats bucketing them: a copy saves storing every position and
+ * reading it back, but its writes land at random over the whole array, and
+ * once several arrays that size are written at random they miss every
+ * cache, while a bucket's region stays in one.  Where that happens depends
+ * on the cache a machine really has, which a virtual machine does not
+ * report, so this is a fixed limit that errs towards buckets for large
+ * filters; make set-bench times both ways on a machine (the figures of
+ * some are in doc/performance.md).  COPIES_MAX_BYTES bounds the memory the
+ * copies add to the final, whatever the number of threads.
  */
 #define COPY_MAX_BYTES		((uint64_t) 32 << 20)
 #define COPIES_MAX_BYTES	((uint64_t) 64 << 20)
@@ -168,7 +173,7 @@ bloom_final_uses_copies(const bloom_geometry *geometry, unsigned nthreads)
  * malloc'd memory for the bit setting's buckets and scratch: from 2 MB on,
  * whole huge pages from a huge page boundary (only the aligned part of an
  * area gets huge pages; 2 threads' buckets for a 12.5 MB filter are 3.1 MB
- * each, which otherwise took 1,500 page faults of 4 kB).
+ * each, which would otherwise be faulted in 4 kB at a time).
  */
 static void *
 alloc_on_huge_pages(size_t bytes)

@@ -244,8 +244,9 @@ bloom_gaps_decode_prefix(const uint8_t *code, size_t len, uint64_t m,
  * LSD radix sort, 8 bits a pass, the four passes' counts taken in one read,
  * ping-ponging between the array and scratch; then one pass drops repeats.
  * Linear in n.  256 buckets a pass keep every bucket's write position in a
- * few cache lines: 3 passes of 2,048 buckets took 91 ms for 10M hashes
- * here, against 68 ms for these 4.
+ * few cache lines, which pays for the fourth pass: three passes of 2,048
+ * buckets scatter their writes over more lines than the first-level cache
+ * holds (make gaps-bench times the sorts).
  */
 #define RADIX_BITS		8
 #define RADIX_BUCKETS	(1u << RADIX_BITS)
@@ -316,11 +317,12 @@ bloom_sort_unique_hashes(uint32_t *hashes, size_t n, uint32_t *scratch)
  * LSD sort makes five and needs scratch the input's size: the input is a
  * worker's state of up to hundreds of MB, its scratch new pages.
  *
- * Hashes average at most this many a bucket (128 kB, for the 1 MB L2 of
- * the machine it was measured on: 1.3x the speed of the whole LSD sort at
- * 10M hashes, where 8,192 a bucket gained nothing), a quarter of tmp, so
- * that a bucket nearly always fits tmp even with repeats or chance; one
- * that does not is sorted in place (american_flag_sort, half as fast).
+ * Hashes average at most this many a bucket (128 kB), so that a bucket and
+ * tmp stay in a second-level cache while the bucket is sorted (smaller
+ * buckets gain nothing; make gaps-bench times this sort against the whole
+ * LSD sort), and a quarter of tmp, so that a bucket nearly always fits tmp
+ * even with repeats or chance; one that does not is sorted in place
+ * (american_flag_sort, half as fast).
  */
 #define BUCKET_TARGET	32768
 #define TOP_BITS_MAX	12

@@ -4,7 +4,7 @@
  *		and a compact code for it, the gaps between the hashes Rice-coded.
  *		No PostgreSQL dependency.
  *
- * This is the building block of a compact aggregate state (issue 14): the
+ * This is the building block of a compact aggregate state: the
  * filter's bits depend only on which hashes occur, so a state may keep each
  * distinct hash once, sorted, and n distinct hashes spread over 2^32 values
  * leave gaps of about 2^32 / n.  Rice coding with parameter r writes a gap

@@ -74,10 +74,10 @@ const ExpandedObjectMethods bloom_agg_state_methods = {
  * areas start on a huge page boundary (the allocation is a huge page larger,
  * whose unused pages are never touched) and are asked for in huge pages
  * before anything is written to them: only the aligned part of an area gets
- * huge pages, half of a 4 MB chunk otherwise, and a 4 kB page fault cost
- * 13 us on the test machine (make fault-cost), about 100 ms for 10M keys'
- * chunks against 6 ms aligned.  The allocation's own address is kept just
- * before the header.
+ * huge pages, half of a 4 MB chunk otherwise, and where a first touch of a
+ * 4 kB page is expensive (some virtual machines: make fault-cost measures
+ * it) the faults of 10M keys' chunks are a large part of the aggregate's
+ * time.  The allocation's own address is kept just before the header.
  */
 static void *
 alloc_hashes(MemoryContext cxt, Size header, uint64 nhashes)

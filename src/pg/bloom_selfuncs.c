@@ -31,7 +31,10 @@ BLOOM_SERVER_HEADERS_END
 #include "bloom_scheme.h"
 #include "bloom_stats.h"
 
-/* probes for the filter's rate at planning time: ~1 ms for a cached filter */
+/*
+ * Probes for the filter's rate at planning time: a rate of 1% is then seen
+ * about 650 times (a relative error near 4%), and planning stays cheap.
+ */
 #define BLOOM_SELFUNC_PROBES	(UINT64_C(1) << 16)
 
 PG_FUNCTION_INFO_V1(bloom_may_contain_sel);

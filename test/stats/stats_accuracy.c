@@ -16,7 +16,7 @@
  *
  * For 10^3 to 10^7 keys and bits_per_key 4 to 20 (--quick: up to 10^6).
  * Ends with "stats: N passed, N failed"; the lines before it are the
- * measurements (the README's table and plot come from them).
+ * measurements (the table and plot of doc/statistics.md come from them).
  */
 #include <math.h>
 #include <stdio.h>

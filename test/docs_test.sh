@@ -1,0 +1,301 @@
+#!/usr/bin/env bash
+#
+# test/docs_test.sh -- the documentation's SQL runs, and its links resolve.
+#
+#   test/docs_test.sh              every file below
+#   test/docs_test.sh FILE...      these Markdown files only
+#   test/docs_test.sh --keep       leave the databases in place
+#
+# SQL.  Every fenced block whose info string is exactly `sql` in README.md,
+# CONTRIBUTING.md, CHANGELOG.md and doc/*.md is run, in file order, by
+# psql -v ON_ERROR_STOP=1, in a fresh database per file (docs_test_<file>,
+# made empty: a file's first block creates the extension).  The blocks of
+# one file share that database, so a later block may use the tables of an
+# earlier one; each block is one psql session.  A block that fails (an
+# error, a psql error, a missing object) is a failed test, and the next
+# blocks of the file still run.  The server is the one the PG* environment
+# points at; the extension must be installed there (make install).  A
+# statement may take BLOOM_DOCS_TIMEOUT seconds (default 120).
+#
+# A block that cannot run on one server is marked by its info string:
+#   ```sql fdw          statements of doc/distributed.md that test/fdw_test.sh
+#                       runs on its local cluster
+#   ```sql fdw remote   the same, run on each of its remote clusters
+#   ```sql citus        the same for test/citus_test.sh, on its coordinator
+# Those are not run here.  This test checks that the script named reads the
+# file the block is in, and that no other info string starting with `sql`
+# is used (a typo would otherwise skip a block silently).
+#
+# Links.  Every relative link and image ([text](path), [text](path#anchor),
+# [text](#anchor), reference definitions) in README.md, CONTRIBUTING.md,
+# CHANGELOG.md, bench/README.md and doc/*.md, outside code, must name a file
+# or directory of the checkout, and an #anchor must be a heading of the
+# target Markdown file as GitHub makes anchors of them: the heading's text
+# without markup, lower-cased, every character that is not a letter, a
+# digit, a space, a hyphen or an underscore dropped, spaces made hyphens,
+# and -1, -2, ... appended to repeats.  http(s) and mailto links are not
+# fetched.
+#
+# One test per block and per link.  Prints "docs: N passed, N failed".
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+# shellcheck source=test/lib/checks.sh
+. test/lib/checks.sh
+
+KEEP=
+FILES=()
+while [ "$#" -gt 0 ]; do
+	case $1 in
+	--keep) KEEP=1 ;;
+	-h | --help)
+		sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+		exit 0
+		;;
+	-*)
+		echo "docs_test.sh: unknown option $1" >&2
+		exit 2
+		;;
+	*) FILES+=("$1") ;;
+	esac
+	shift
+done
+if [ "${#FILES[@]}" -eq 0 ]; then
+	for f in README.md CONTRIBUTING.md CHANGELOG.md bench/README.md doc/*.md; do
+		[ -f "$f" ] && FILES+=("$f")
+	done
+fi
+
+PSQL=${BLOOM_PG_BINDIR:-$(bf_pg_bindir)}/psql
+# Seconds one statement may take (a block's psql gets 30 more).
+BLOCK_TIMEOUT=${BLOOM_DOCS_TIMEOUT:-120}
+WORK=
+bf_mktemp_dir WORK
+
+# ---- the Markdown, read once ----------------------------------------------------
+
+# Writes WORK/blocks.tsv (FILE LINE INFO BLOCKFILE, one line a fenced sql
+# block) and WORK/links.tsv (FILE LINE TARGET VERDICT, VERDICT "ok" or why
+# not), the blocks' text under WORK/blocks/.
+python3 - "$WORK" "${FILES[@]}" <<'PY'
+import os
+import re
+import sys
+import unicodedata
+
+work, files = sys.argv[1], sys.argv[2:]
+os.makedirs(os.path.join(work, "blocks"), exist_ok=True)
+
+FENCE = re.compile(r"^( {0,12})(`{3,}|~{3,})\s*([^`]*?)\s*$")
+
+
+def split(path):
+    """(lines outside code, with their numbers), [(line, info, text)]"""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    prose, blocks = [], []
+    i = 0
+    while i < len(lines):
+        m = FENCE.match(lines[i])
+        if not m:
+            prose.append((i + 1, lines[i]))
+            i += 1
+            continue
+        indent, fence, info = len(m.group(1)), m.group(2), m.group(3)
+        start = i + 1
+        body = []
+        i += 1
+        while i < len(lines):
+            c = re.match(r"^ {0,12}(`{3,}|~{3,})\s*$", lines[i])
+            if c and c.group(1)[0] == fence[0] and len(c.group(1)) >= len(fence):
+                break
+            line = lines[i]
+            body.append(line[indent:] if line[:indent].strip() == "" else line.lstrip())
+            i += 1
+        i += 1
+        blocks.append((start, info, "\n".join(body) + "\n"))
+    return prose, blocks
+
+
+def plain(text):
+    """A heading's text as GitHub renders it, markup removed."""
+    text = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"\[([^\]]*)\]\[[^\]]*\]", r"\1", text)
+    text = re.sub(r"<[^>]+>", "", text)
+    text = text.replace("`", "")
+    text = re.sub(r"(\*\*|__|\*|(?<!\w)_(?=\S)|(?<=\S)_(?!\w))", "", text)
+    text = text.replace("\\", "")
+    return text.strip()
+
+
+def slug(text):
+    out = []
+    for ch in plain(text).lower():
+        cat = unicodedata.category(ch)
+        if ch in " -" or cat[0] in "LMN" or cat == "Pc":
+            out.append("-" if ch == " " else ch)
+    return "".join(out)
+
+
+anchor_cache = {}
+
+
+def anchors(path):
+    if path not in anchor_cache:
+        prose, _ = split(path)
+        seen, result = {}, set()
+        for _, line in prose:
+            m = re.match(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$", line)
+            names = []
+            if m:
+                s = slug(m.group(2))
+                n = seen.get(s, 0)
+                seen[s] = n + 1
+                names.append(s if n == 0 else "%s-%d" % (s, n))
+            names += re.findall(r"<a\s+(?:name|id)=\"([^\"]+)\"", line)
+            result.update(names)
+        anchor_cache[path] = result
+    return anchor_cache[path]
+
+
+def check_link(src, target):
+    if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I):
+        return None  # http(s), mailto: not fetched
+    path, _, anchor = target.partition("#")
+    if path:
+        full = os.path.normpath(os.path.join(os.path.dirname(src), path))
+        if full.startswith(".."):
+            return "points outside the checkout"
+        if not os.path.exists(full):
+            return "no such file"
+    else:
+        full = src
+    if anchor:
+        if not full.endswith(".md") or not os.path.isfile(full):
+            return "an anchor into a file that is not Markdown"
+        if anchor not in anchors(full):
+            return "no heading makes the anchor #%s in %s" % (anchor, full)
+    return "ok"
+
+
+LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+REFDEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$")
+
+with open(os.path.join(work, "blocks.tsv"), "w") as bt, \
+        open(os.path.join(work, "links.tsv"), "w") as lt:
+    n = 0
+    for path in files:
+        prose, blocks = split(path)
+        for start, info, text in blocks:
+            if not info.lower().startswith("sql"):
+                continue
+            n += 1
+            name = os.path.join(work, "blocks", "%04d.sql" % n)
+            with open(name, "w") as f:
+                f.write(text)
+            bt.write("%s\t%d\t%s\t%s\n" % (path, start, info, name))
+        for num, line in prose:
+            code_free = re.sub(r"(`+)(?:(?!\1).)+\1", "", line)
+            targets = [m.group(1) for m in LINK.finditer(code_free)]
+            m = REFDEF.match(code_free)
+            if m:
+                targets.append(m.group(1))
+            for t in targets:
+                verdict = check_link(path, t)
+                if verdict is not None:
+                    lt.write("%s\t%d\t%s\t%s\n" % (path, num, t, verdict))
+PY
+
+# ---- the SQL blocks ---------------------------------------------------------------
+
+# db_name FILE: the file's database
+db_name() {
+	local n=${1%.md}
+	n=${n//[^A-Za-z0-9]/_}
+	printf 'docs_test_%s\n' "${n,,}"
+}
+
+psql_admin() { "$PSQL" -X -q -v ON_ERROR_STOP=1 -d postgres "$@"; }
+
+current=
+ndb=0
+new_database() {
+	local db
+	db=$(db_name "$1")
+	psql_admin -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
+	if psql_admin -c "CREATE DATABASE $db" >"$WORK/createdb.log" 2>&1; then
+		current=$db
+		ndb=$((ndb + 1))
+		DATABASES+=("$db")
+	else
+		current=
+		fail "$1: could not create a database for its blocks: $(head -c 300 "$WORK/createdb.log")"
+	fi
+}
+
+DATABASES=()
+drop_databases() {
+	local db
+	[ -n "$KEEP" ] && return 0
+	for db in "${DATABASES[@]}"; do
+		psql_admin -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
+	done
+}
+
+if ! psql_admin -At -c "SELECT 1" >/dev/null 2>"$WORK/connect.log"; then
+	cat "$WORK/connect.log"
+	fail "no server (PGHOST=${PGHOST:-} PGPORT=${PGPORT:-}): the SQL blocks cannot run"
+else
+	file_seen=
+	while IFS=$'\t' read -r file line info block; do
+		where="$file:$line"
+		case $info in
+		sql)
+			if [ "$file" != "$file_seen" ]; then
+				file_seen=$file
+				new_database "$file"
+			fi
+			[ -n "$current" ] || {
+				fail "$where: not run (no database)"
+				continue
+			}
+			if PGOPTIONS="${PGOPTIONS:-} -c statement_timeout=${BLOCK_TIMEOUT}s" \
+				timeout -k 10 $((BLOCK_TIMEOUT + 30)) \
+				"$PSQL" -X -q -v ON_ERROR_STOP=1 -d "$current" -f "$block" >"$WORK/out" 2>&1; then
+				pass "$where: the sql block runs"
+			else
+				fail "$where: the sql block fails:"
+				sed 's/^/     /' "$WORK/out" | head -n 20
+			fi
+			;;
+		'sql fdw' | 'sql fdw remote' | 'sql citus')
+			script=${info#sql }
+			script=test/${script%% *}_test.sh
+			if grep -qF "$file" "$script" 2>/dev/null; then
+				pass "$where: a '$info' block, run by $script, which reads $file"
+			else
+				fail "$where: a '$info' block, but $script does not read $file"
+			fi
+			;;
+		*)
+			fail "$where: unknown info string '$info' (sql, sql fdw, sql fdw remote or sql citus)"
+			;;
+		esac
+	done <"$WORK/blocks.tsv"
+	drop_databases
+fi
+
+# ---- the links ------------------------------------------------------------------------
+
+while IFS=$'\t' read -r file line target verdict; do
+	if [ "$verdict" = ok ]; then
+		pass "$file:$line: link $target"
+	else
+		fail "$file:$line: link $target: $verdict"
+	fi
+done <"$WORK/links.tsv"
+
+echo "docs: $(wc -l <"$WORK/blocks.tsv") sql blocks in ${#FILES[@]} files ($ndb databases), $(wc -l <"$WORK/links.tsv") relative links"
+check_summary docs
