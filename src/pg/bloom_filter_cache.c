@@ -19,54 +19,22 @@
  */
 #include "postgres.h"
 
-#include "access/detoast.h"
-
-#include "bloom_pg.h"
+#include "bloom_filter_cache.h"
 
 /* Detoasted filters up to this size are copied into huge pages. */
 #define HUGE_COPY_MAX_BYTES		((Size) 256 << 20)
 
-typedef struct FilterCache
-{
-	Oid			toastrelid;
-	Oid			valueid;
-	bytea	   *filter;			/* detoasted copy, in fn_mcxt */
-
-	/*
-	 * bloom_filter_arg_prepared: the prepared geometry of the last filter
-	 * seen here, inline or not.  It depends only on the filter's length and
-	 * k byte, so it is keyed on exactly those: an inline value can change
-	 * from row to row at the same address, and a different filter of the
-	 * same length and k shares the geometry anyway.
-	 */
-	bool		prepared_valid;
-	uint8		prepared_kbyte;
-	Size		prepared_len;
-	bloom_prepared prepared;
-} FilterCache;
-
-/*
- * One entry per argument: a function of two filters (bloom_union) often
- * gets one that changes per row and one that does not, and a single entry
- * would be evicted by each in turn.
- */
-typedef struct FilterCacheSet
-{
-	int			nargs;
-	FilterCache entries[FLEXIBLE_ARRAY_MEMBER];
-} FilterCacheSet;
-
 /* This call site's cache entry for argument argno, made on first use. */
-static FilterCache *
+static BloomFilterCache *
 cache_entry(FunctionCallInfo fcinfo, int argno)
 {
-	FilterCacheSet *set = (FilterCacheSet *) fcinfo->flinfo->fn_extra;
+	BloomFilterCacheSet *set = (BloomFilterCacheSet *) fcinfo->flinfo->fn_extra;
 
 	if (set == NULL)
 	{
 		set = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
-									 offsetof(FilterCacheSet, entries) +
-									 fcinfo->nargs * sizeof(FilterCache));
+									 offsetof(BloomFilterCacheSet, entries) +
+									 fcinfo->nargs * sizeof(BloomFilterCache));
 		set->nargs = fcinfo->nargs;
 		fcinfo->flinfo->fn_extra = set;
 	}
@@ -80,7 +48,7 @@ bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno)
 {
 	struct varlena *arg = (struct varlena *) DatumGetPointer(PG_GETARG_DATUM(argno));
 	struct varatt_external toast_pointer;
-	FilterCache *cache;
+	BloomFilterCache *cache;
 	MemoryContext oldcxt;
 	bytea	   *detoasted;
 
@@ -125,53 +93,23 @@ bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno)
 	return cache->filter;
 }
 
-const bytea *
-bloom_filter_arg_prepared(FunctionCallInfo fcinfo, int argno,
-						  const bloom_prepared **prepared)
+BloomProbeFilter
+bloom_probe_filter_arg_miss(FunctionCallInfo fcinfo, int argno)
 {
-	struct varlena *arg = (struct varlena *) DatumGetPointer(PG_GETARG_DATUM(argno));
-	FilterCacheSet *set = (FilterCacheSet *) fcinfo->flinfo->fn_extra;
-	FilterCache *cache;
-	const bytea *filter;
-	const uint8 *bytes;
-	Size		len;
-	uint8		kbyte;
+	BloomFilterCache *cache = cache_entry(fcinfo, argno);
+	const bytea *filter = bloom_filter_arg_cached(fcinfo, argno);
+	const uint8 *bytes = BloomFilterBytes(filter);
+	Size		len = BloomFilterLength(filter);
+	BloomProbeFilter result;
 
-	/* called per row: no call on the way for an inline filter */
-	if (likely(set != NULL && argno >= 0 && argno < set->nargs))
-		cache = &set->entries[argno];
-	else
-		cache = cache_entry(fcinfo, argno);
-	if (likely(!VARATT_IS_EXTERNAL(arg) && !VARATT_IS_COMPRESSED(arg)))
-		filter = (const bytea *) arg;	/* in place, short header or not */
-	else
-	{
-		struct varatt_external toast_pointer;
-
-		filter = NULL;
-		if (VARATT_IS_EXTERNAL_ONDISK(arg) && cache->filter != NULL)
-		{
-			/* bloom_filter_arg_cached's cache hit, without the calls */
-			VARATT_EXTERNAL_GET_POINTER(toast_pointer, arg);
-			if (cache->toastrelid == toast_pointer.va_toastrelid &&
-				cache->valueid == toast_pointer.va_valueid)
-				filter = cache->filter;
-		}
-		if (filter == NULL)
-			filter = bloom_filter_arg_cached(fcinfo, argno);
-	}
-
-	bytes = BloomFilterBytes(filter);
-	len = BloomFilterLength(filter);
-	kbyte = len > 0 ? bytes[len - 1] : 0;
-	if (unlikely(!cache->prepared_valid || cache->prepared_len != len ||
-				 cache->prepared_kbyte != kbyte))
+	if (!bloom_cache_prepared_for(cache, bytes, len))
 	{
 		bloom_prepare_probe(&cache->prepared, bytes, len);
 		cache->prepared_len = len;
-		cache->prepared_kbyte = kbyte;
+		cache->prepared_kbyte = len > 0 ? bytes[len - 1] : 0;
 		cache->prepared_valid = true;
 	}
-	*prepared = &cache->prepared;
-	return filter;
+	result.bytes = bytes;
+	result.prepared = &cache->prepared;
+	return result;
 }

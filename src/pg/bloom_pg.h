@@ -43,13 +43,7 @@ extern bytea *bloomfilter_from_bytes(const uint8 *bytes, Size len,
  */
 extern bytea *bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno);
 
-/*
- * bloom_filter_arg_cached, and the filter's prepared geometry for probing
- * (bloom_prepare_probe), kept in the same per-call-site cache and computed
- * again only when the filter's length or k byte changes.
- */
-extern const bytea *bloom_filter_arg_prepared(FunctionCallInfo fcinfo, int argno,
-											  const bloom_prepared **prepared);
+/* The probes' way to the same cache: bloom_filter_cache.h. */
 
 /* Raise an ERROR for a failed core status, in the given input context. */
 pg_noreturn extern void bloom_report_invalid(bloom_status status, int sqlstate,

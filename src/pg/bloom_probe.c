@@ -10,8 +10,8 @@
  */
 #include "postgres.h"
 
+#include "bloom_filter_cache.h"
 #include "bloom_key_arg.h"
-#include "bloom_pg.h"
 
 /*
  * Per row: the filter's prepared geometry comes from the call site's cache
@@ -22,10 +22,9 @@ static pg_attribute_always_inline bool
 may_contain(FunctionCallInfo fcinfo, int filter_argno, int key_argno,
 			uint32 (*key_hash) (FunctionCallInfo fcinfo, int argno))
 {
-	const bloom_prepared *prepared;
-	const bytea *filter = bloom_filter_arg_prepared(fcinfo, filter_argno, &prepared);
+	BloomProbeFilter filter = bloom_probe_filter_arg(fcinfo, filter_argno);
 
-	return bloom_prepared_may_contain(prepared, BloomFilterBytes(filter),
+	return bloom_prepared_may_contain(filter.prepared, filter.bytes,
 									  key_hash(fcinfo, key_argno));
 }
 
