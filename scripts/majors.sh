@@ -4,6 +4,8 @@
 # Debian chroot of the suite that carries it.  Source it after scripts/lib.sh.
 #
 #   bf_major_suite N            the Debian suite that carries PostgreSQL N
+#                               (experimental: sid with that major's
+#                               packages from experimental)
 #   bf_apt_mirror               the Debian mirror this machine's apt uses
 #   bf_chroot_ensure VAR N KIND a cached chroot for major N, KIND "build"
 #                               (server, headers, compiler, debhelper) or
@@ -25,7 +27,7 @@ BF_CHROOT_CACHE=${BF_CHROOT_CACHE:-/var/tmp/bloomfilter-chroots}
 
 # The majors the project is tested on, oldest first; the host's is built
 # and tested without a chroot.
-BF_MAJORS_TESTED=(13 15 17 18)
+BF_MAJORS_TESTED=(13 15 17 18 19)
 
 bf_major_suite() {
 	case $1 in
@@ -33,8 +35,28 @@ bf_major_suite() {
 	15) echo bookworm ;;
 	17) echo trixie ;;
 	18) echo sid ;;
+	19) echo experimental ;;
 	*) return 1 ;;
 	esac
+}
+
+# experimental is no distribution of its own: most of it does not install
+# without sid, and its Release says NotAutomatic.  A major Debian carries
+# only there gets sid with experimental added, and apt takes from
+# experimental the packages built from that major's source alone: the
+# server, client and headers, and libpq5 and libpq-dev, which the client
+# and headers there need in their own version.  postgresql-common and the
+# rest stay sid's.
+bf__experimental_preferences() {
+	cat <<EOF
+Package: src:postgresql-$1
+Pin: release a=experimental
+Pin-Priority: 500
+
+Package: *
+Pin: release a=experimental
+Pin-Priority: 1
+EOF
 }
 
 # The first Debian archive URI of the host's apt sources (deb822 .sources
@@ -63,10 +85,13 @@ bf_apt_mirror() {
 bf__chroot_packages() {
 	local major=$1 kind=$2 citus=
 	# what ../shared/citus/build-citus.sh needs, for the majors Citus 14
-	# supports; from 18 on, the server's pg_config.h says HAVE_LIBCURL, so
-	# Citus compiles its curl code whatever its own configure says
-	[ "$major" -ge 16 ] && citus=" liblz4-dev libzstd-dev libkrb5-dev libssl-dev libicu-dev xz-utils"
-	[ "$major" -ge 18 ] && citus="$citus libcurl4-openssl-dev"
+	# supports (16 to 18); from 18 on, the server's pg_config.h says
+	# HAVE_LIBCURL, so Citus compiles its curl code whatever its own
+	# configure says
+	if [ "$major" -ge 16 ] && [ "$major" -le 18 ]; then
+		citus=" liblz4-dev libzstd-dev libkrb5-dev libssl-dev libicu-dev xz-utils"
+		[ "$major" -ge 18 ] && citus="$citus libcurl4-openssl-dev"
+	fi
 	case $kind in
 	run) echo "postgresql-$major" ;;
 	build) echo "postgresql-$major postgresql-server-dev-$major postgresql-server-dev-all build-essential debhelper fakeroot binutils$citus" ;;
@@ -74,32 +99,47 @@ bf__chroot_packages() {
 	esac
 }
 
-# 0 when the mirror has the suite, 77 when it answers that it has not,
-# 1 when it cannot be asked.
+# bf__suite_available MIRROR SUITE...: 0 when the mirror has every suite,
+# 77 when it answers that it lacks one, 1 when it cannot be asked.
 bf__suite_available() {
-	local mirror=$1 suite=$2 code
+	local mirror=$1 suite code
+	shift
 	if ! command -v curl >/dev/null 2>&1; then
 		return 0 # mmdebstrap will tell
 	fi
-	code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 60 "$mirror/dists/$suite/InRelease" || true)
-	case $code in
-	200) return 0 ;;
-	404 | 410) return 77 ;;
-	*)
-		bf_err "the mirror $mirror did not answer for dists/$suite (HTTP '$code')"
-		return 1
-		;;
-	esac
+	for suite in "$@"; do
+		code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 60 "$mirror/dists/$suite/InRelease" || true)
+		case $code in
+		200) ;;
+		404 | 410) return 77 ;;
+		*)
+			bf_err "the mirror $mirror did not answer for dists/$suite (HTTP '$code')"
+			return 1
+			;;
+		esac
+	done
 }
 
 bf_chroot_ensure() {
 	local __var=$1 major=$2 kind=$3 suite pkgs mirror key dir tmp rc
+	local apt_suites prefs='' supported='' hooks=() sources=() s
 	suite=$(bf_major_suite "$major") || {
 		bf_err "no Debian suite known for PostgreSQL $major"
 		return 1
 	}
 	pkgs=$(bf__chroot_packages "$major" "$kind") || return 1
-	key=$(printf '%s|%s|%s' "$suite" "$kind" "$pkgs" | md5sum | cut -c1-8)
+	apt_suites=$suite
+	key=$(printf '%s|%s|%s' "$suite" "$kind" "$pkgs")
+	if [ "$suite" = experimental ]; then
+		apt_suites="sid experimental"
+		prefs=$(bf__experimental_preferences "$major")
+		# sid's postgresql-common supports one major, its own; pg_buildext
+		# builds for the majors the system says it supports, and
+		# postgresql-common documents this file for building for others.
+		supported=$major
+		key="$key|$prefs|$supported"
+	fi
+	key=$(printf '%s' "$key" | md5sum | cut -c1-8)
 	dir=$BF_CHROOT_CACHE/$suite-pg$major-$kind-$key
 	mkdir -p "$BF_CHROOT_CACHE"
 	(
@@ -111,16 +151,34 @@ bf_chroot_ensure() {
 		command -v mmdebstrap >/dev/null 2>&1 || bf_ensure_packages mmdebstrap || exit 1
 		mirror=$(bf_apt_mirror) || exit 1
 		rc=0
-		bf__suite_available "$mirror" "$suite" || rc=$?
+		# shellcheck disable=SC2086 # the suite list is split on purpose
+		bf__suite_available "$mirror" $apt_suites || rc=$?
 		[ "$rc" -eq 0 ] || exit "$rc"
+		for s in $apt_suites; do
+			sources+=("deb $mirror $s main")
+		done
+		# The hooks run with the chroot as $1 and this environment: the pin
+		# before apt first reads the sources, the supported major once
+		# postgresql-common is in.
+		# shellcheck disable=SC2016 # expanded by the hooks' shell
+		if [ -n "$prefs" ]; then
+			hooks+=(--setup-hook='mkdir -p "$1/etc/apt/preferences.d" &&
+				printf "%s\n" "$BF_APT_PREFERENCES" >"$1/etc/apt/preferences.d/bloomfilter"')
+		fi
+		# shellcheck disable=SC2016
+		if [ -n "$supported" ]; then
+			hooks+=(--customize-hook='mkdir -p "$1/etc/postgresql-common" &&
+				printf "%s\n" "$BF_PG_SUPPORTED" >"$1/etc/postgresql-common/supported_versions"')
+		fi
 		tmp=$dir.tmp
 		rm -rf -- "$tmp"
 		bf_log "making the $suite chroot for PostgreSQL $major ($kind): $pkgs"
-		# shellcheck disable=SC2086 # the package list is split on purpose
-		if ! mmdebstrap --variant=apt --include="${pkgs// /,}" \
+		if ! BF_APT_PREFERENCES=$prefs BF_PG_SUPPORTED=$supported \
+			mmdebstrap --variant=apt --include="${pkgs// /,}" \
 			--aptopt='Acquire::Check-Valid-Until "false"' \
-			"$suite" "$tmp" "$mirror" >"$dir.log" 2>&1; then
-			bf_err "mmdebstrap $suite failed; last lines of $dir.log:"
+			"${hooks[@]+"${hooks[@]}"}" \
+			"${apt_suites%% *}" "$tmp" "${sources[@]}" >"$dir.log" 2>&1; then
+			bf_err "mmdebstrap $apt_suites failed; last lines of $dir.log:"
 			tail -n 30 "$dir.log" >&2
 			rm -rf -- "$tmp"
 			exit 1

@@ -12,21 +12,27 @@
 #      bloom_agg(key, bits_per_key, expected_keys) the same;
 #   3. a join pre-check, k <~ (SELECT bloom_agg(k, 10) FROM small), with the
 #      small table distributed and as a reference table: the local count;
+#      the same on a table distributed by a bigint key, probed with a filter
+#      of integer keys, and bloom_agg of the bigint key on the workers;
 #   4. a distributed table with a bloomfilter column: INSERT ... SELECT of
 #      grouped filters, probes, GROUP BY and DISTINCT on the filters;
 #   5. a table distributed by a bloomfilter column (Citus needs the type's
 #      default B-tree class, from version 1.1): rows keep their bytes;
 #   6. EXPLAIN ANALYZE of a pushed-down bloom_agg: works on Citus 14; fails
-#      on Citus 13 (its issue 4043, "pseudo-type cstring"), checked as such.
+#      on Citus 13 ("pseudo-type cstring", a Citus limitation), checked as
+#      such;
+#   7. the statements of doc/distributed.md's `sql citus` blocks run on the
+#      coordinator (test/lib/doc_blocks.sh).
 #
 # --measure also times the pushed-down aggregate against the local one and
 # probes a distributed table with a 12.5 MB filter from a subquery
 # ("citus-measure:" lines, never checked).
 #
-# Skips (prints "citus: skipped (...)" and exits 77) where the kit is
-# missing or has no Citus for this major.  Needs the extension installed
-# (make install) into the PostgreSQL of BLOOM_PG_BINDIR, else of
-# bf_pg_bindir (BF_PG_MAJOR).  Prints "citus: N passed, N failed".
+# Skips (prints "citus: skipped (...)" and exits 77) on a major Citus has
+# no release for (19), and where the kit is missing or has no Citus for
+# this major.  Needs the extension installed (make install) into the
+# PostgreSQL of BLOOM_PG_BINDIR, else of bf_pg_bindir (BF_PG_MAJOR).
+# Prints "citus: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$PWD
@@ -46,12 +52,20 @@ done
 # shellcheck source=test/lib/checks.sh
 . test/lib/checks.sh
 
+BINDIR=${BLOOM_PG_BINDIR:-$(bf_pg_bindir)}
+
+# Said before looking for the kit: no kit could change it.
+major=$("$BINDIR/pg_config" --version 2>/dev/null | sed -n 's/^PostgreSQL \([0-9][0-9]*\).*/\1/p') || true
+if [ "${major:-0}" -ge 19 ]; then
+	echo "citus: skipped (Citus has no release for PostgreSQL $major; Citus 14.0.1 supports 16 to 18)"
+	exit 77
+fi
+
 KIT=${BLOOM_CITUS_KIT:-$(cd "$ROOT/.." && pwd)/shared/citus}
 if [ ! -x "$KIT/build-citus.sh" ] || [ ! -f "$KIT/citus-cluster.sh" ]; then
 	echo "citus: skipped (no Citus kit at $KIT)"
 	exit 77
 fi
-BINDIR=${BLOOM_PG_BINDIR:-$(bf_pg_bindir)}
 
 rc=0
 "$KIT/build-citus.sh" "$BINDIR/pg_config" || rc=$?
@@ -138,7 +152,15 @@ CREATE TABLE small_ref (k text);
 SELECT create_reference_table('small_ref');
 INSERT INTO small_ref SELECT k FROM small_dist;
 CREATE TABLE small_local AS SELECT k FROM small_dist;
-ANALYZE t; ANALYZE lt;
+CREATE TABLE events (user_id bigint, n int);
+SELECT create_distributed_table('events', 'user_id', shard_count => 32);
+INSERT INTO events SELECT i * 7919, i FROM generate_series(1, $ROWS) i;
+CREATE TABLE levents AS SELECT i * 7919 AS user_id, i AS n FROM generate_series(1, $ROWS) i;
+CREATE TABLE vip (user_id integer);
+SELECT create_reference_table('vip');
+INSERT INTO vip SELECT i * 7919 FROM generate_series(1, $ROWS, 100) i
+	UNION ALL SELECT i * 7919 + 1 FROM generate_series(1, 1000) i;
+ANALYZE t; ANALYZE lt; ANALYZE events; ANALYZE levents;
 SQL
 
 # ---- 1. bloom_agg on the workers -------------------------------------------------
@@ -185,6 +207,17 @@ expect "join with the pre-check: the plain join's count" \
 	"$(q -c "SELECT count(*) FROM t JOIN small_ref s USING (k)")" \
 	"$(q -c "SELECT count(*) FROM t JOIN small_ref s USING (k) WHERE t.k <~ (SELECT bloom_agg(k, 10) FROM small_ref)")"
 
+want=$(q -c "SELECT count(*) FROM levents WHERE user_id <~ (SELECT bloom_agg(user_id, 10) FROM vip)")
+expect "pre-check of a table distributed by a bigint key, integer keys' filter: the local count" "$want" \
+	"$(q -c "SELECT count(*) FROM events WHERE user_id <~ (SELECT bloom_agg(user_id, 10) FROM vip)")"
+expect "join on the bigint key with the pre-check: the plain join's count" \
+	"$(q -c "SELECT count(*) FROM events e JOIN vip v ON e.user_id = v.user_id")" \
+	"$(q -c "SELECT count(*) FROM events e JOIN vip v ON e.user_id = v.user_id
+		WHERE e.user_id <~ (SELECT bloom_agg(user_id, 10) FROM vip)")"
+expect "bloom_agg of the bigint distribution column on the workers: the local bytes" \
+	"$(q -c "SELECT md5(bloom_agg(user_id, 10)::bytea) FROM levents")" \
+	"$(q -c "SELECT md5(bloom_agg(user_id, 10)::bytea) FROM events")"
+
 # ---- 4. a bloomfilter column in a distributed table -------------------------------
 
 q >/dev/null <<'SQL'
@@ -225,7 +258,7 @@ out=$(q -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT bloom_a
 case $CITUS_VERSION in
 13.*)
 	if [ "$rc" -ne 0 ] && grep -q 'cstring' <<<"$out"; then
-		pass "Citus 13: EXPLAIN ANALYZE of the pushed-down bloom_agg fails as Citus issue 4043 says"
+		pass "Citus 13: EXPLAIN ANALYZE of the pushed-down bloom_agg fails with \"pseudo-type cstring\", a Citus 13 limitation"
 	else
 		fail "Citus 13: EXPLAIN ANALYZE of the pushed-down bloom_agg: exit $rc, $out"
 	fi
@@ -238,6 +271,22 @@ case $CITUS_VERSION in
 	fi
 	;;
 esac
+
+# ---- 7. the statements of doc/distributed.md ---------------------------------------
+
+# shellcheck source=test/lib/doc_blocks.sh
+. test/lib/doc_blocks.sh
+[ "$(doc_blocks doc/distributed.md 'sql citus' "$BASE/doc")" -gt 0 ] ||
+	fail "doc/distributed.md has no 'sql citus' block"
+for block in "$BASE"/doc/*.sql; do
+	[ -e "$block" ] || continue
+	if q -f "$block" >/dev/null 2>"$BASE/doc.err"; then
+		pass "doc/distributed.md:$(doc_block_line "$block"): the document's block runs"
+	else
+		fail "doc/distributed.md:$(doc_block_line "$block"): the document's block fails: $(head -c 400 "$BASE/doc.err")"
+	fi
+done
+rm -rf "$BASE/doc" "$BASE/doc.err"
 
 # ---- measurements (not checked) ----------------------------------------------------
 

@@ -14,11 +14,12 @@
 #   - installs the given packages with apt-get, as a user would, with what
 #     they depend on (a -dbgsym may come along);
 #   - for each postgresql-N-bloomfilter among them: checks that the server
-#     of major N is installed and that the module, control file and script
-#     landed in its directories and belong to the package; starts a
-#     throw-away cluster of major N (scripts/lib.sh); runs CREATE EXTENSION
-#     bloomfilter and a few probes, then examples/demo.sql with
-#     ON_ERROR_STOP and checks what it built; stops the cluster.
+#     of major N is installed and that the module, control file and the
+#     tree's bloomfilter--*.sql scripts landed in its directories and
+#     belong to the package; starts a throw-away cluster of major N
+#     (scripts/lib.sh); runs CREATE EXTENSION bloomfilter and a few probes,
+#     then examples/demo.sql with ON_ERROR_STOP and checks what it built;
+#     stops the cluster.
 #
 # The packages stay installed: the chroot is thrown away afterwards.
 # --allow-build-tools skips the premise check, for a trial on a
@@ -130,7 +131,7 @@ check_query() {
 version=$(sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" bloomfilter.control)
 
 test_major() {
-	local n=$1 pkg=postgresql-$1-bloomfilter f missing=() owned
+	local n=$1 pkg=postgresql-$1-bloomfilter f missing=() owned scripts=()
 
 	if [ "$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)" = "install ok installed" ]; then
 		pass "$pkg $(dpkg-query -W -f='${Version}' "$pkg") is installed"
@@ -144,9 +145,14 @@ test_major() {
 	fi
 	pass "the package's major is the installed server's: postgresql-$n $(dpkg-query -W -f='${Version}' "postgresql-$n")"
 
+	# Every install and update script of the tree: the default version may
+	# be reached through an update script rather than a script of its own.
+	for f in bloomfilter--*.sql; do
+		scripts+=("/usr/share/postgresql/$n/extension/$f")
+	done
 	for f in "/usr/lib/postgresql/$n/lib/bloomfilter.so" \
 		"/usr/share/postgresql/$n/extension/bloomfilter.control" \
-		"/usr/share/postgresql/$n/extension/bloomfilter--$version.sql"; do
+		"${scripts[@]}"; do
 		if [ ! -f "$f" ]; then
 			missing+=("$f (absent)")
 		elif ! owned=$(dpkg -S "$f" 2>/dev/null) || [ "${owned%%:*}" != "$pkg" ]; then
@@ -154,7 +160,7 @@ test_major() {
 		fi
 	done
 	if [ "${#missing[@]}" -eq 0 ]; then
-		pass "module, control file and bloomfilter--$version.sql are $pkg's, in PostgreSQL $n's directories"
+		pass "module, control file and the ${#scripts[@]} bloomfilter--*.sql scripts are $pkg's, in PostgreSQL $n's directories"
 	else
 		fail "files: ${missing[*]}"
 	fi
