@@ -7,22 +7,26 @@
 #   scripts/test.sh              the host's PostgreSQL (15) only
 #   scripts/test.sh --pg 17      PostgreSQL 17 only, in a Debian chroot
 #   scripts/test.sh --pg 13,18   several majors
-#   scripts/test.sh --pg all     13, 15, 17 and 18, the .deb packages, and
-#                                filters dumped by each major and restored
-#                                by every newer one
+#   scripts/test.sh --pg all     13, 15, 17, 18 and 19, the .deb packages,
+#                                and filters dumped by each major and
+#                                restored by every newer one
 #
 # The host's suite: deps -> make (warnings are errors) -> make install ->
 # exported symbols -> make unittest (also under ASan+UBSan, and on s390x
 # under qemu) -> fuzz smoke -> make leveldbtest -> cluster -> make
-# installcheck -> test/sql_diff.sh on the test vectors and on a fresh random
-# LevelDB export -> scale-diff -> cancel -> dump/restore -> sqlsmith ->
-# memory -> bench smoke -> PGXN metadata.
+# installcheck -> the documentation's SQL and links -> test/sql_diff.sh on
+# the test vectors and on a fresh random LevelDB export ->
+# test/sql_diff_typed.sh on fresh typed keys -> scale-diff -> cancel ->
+# dump/restore -> sqlsmith -> memory -> bench smoke -> PGXN metadata.
 #
 # Another major's suite runs in a chroot of the Debian suite that carries it
-# (scripts/majors.sh): build (warnings are errors), install, exported
-# symbols, make unittest, installcheck, sql_diff.sh on the same vectors and
-# random export, dump/restore.  A suite the mirror no longer carries is
-# reported as skipped, never as passed.
+# (scripts/majors.sh; 19, a release candidate, is only in experimental: sid
+# with PostgreSQL's packages from there): build (warnings are errors),
+# install, exported symbols, make unittest, installcheck, sql_diff.sh on
+# the same vectors and random export, dump/restore, the upgrade chain,
+# postgres_fdw and Citus (skipped where Citus has no release for the
+# major).  A suite the mirror no longer carries is reported as skipped,
+# never as passed.
 #
 # Every suite's "N passed, N failed" is collected; a suite that crashes or
 # prints no count counts as 1 failed.  The last line is
@@ -30,7 +34,7 @@
 # and the exit status is non-zero when anything failed.
 #
 # Environment:
-#   BLOOM_TEST_SEED       seed of the random LevelDB export (default: new each run)
+#   BLOOM_TEST_SEED       seed of the random LevelDB exports (default: new each run)
 #   BLOOM_STAGE_TIMEOUT   seconds any one stage may take (default 1200)
 #   PG_CONFIG             pg_config to build with (default the major's own)
 #   BF_CHROOT_CACHE       where the chroots are kept (default /var/tmp/bloomfilter-chroots)
@@ -357,6 +361,33 @@ make_random_export() {
 	return "$rc"
 }
 
+# make_typed_export DIR SEED: typed and multi-column keys from libleveldb,
+# over bytes the test encodes itself, for the same seed.
+make_typed_export() {
+	local out=$1 seed=$2 rc=0
+	mkdir -p "$out"
+	run_logged "$LOGDIR/export-typed.log" "${MAKE[@]}" test/leveldb/leveldb_diff || rc=$?
+	if [ "$rc" -eq 0 ]; then
+		run_logged "$LOGDIR/export-typed-run.log" test/leveldb/leveldb_diff export-typed-sql "$out" --seed "$seed" || rc=$?
+	fi
+	return "$rc"
+}
+
+# stage_sqldiff_typed DIR SEED: the typed export in DIR through bloom_agg,
+# bloom_key, bloom_add and <~ at each key type.
+stage_sqldiff_typed() {
+	local dir=$1 seed=$2
+	stage "sql-diff: typed and multi-column keys against LevelDB, seed $seed (replay: BLOOM_TEST_SEED=$seed scripts/test.sh)"
+	if [ -z "$cluster_ok" ]; then
+		record "sql-diff typed keys" 0 1 "not run: no cluster; seed $seed"
+	elif [ ! -d "$dir" ]; then
+		record "sql-diff typed keys" 0 1 "no export: leveldb_diff export-typed-sql failed; seed $seed"
+	else
+		run_suite --note "seed $seed" "sql-diff typed keys" sql-diff-typed "$LOGDIR/sqldiff-typed.log" \
+			test/sql_diff_typed.sh "$dir"
+	fi
+}
+
 # stage_sqldiff_random DIR SEED: the export in DIR through bloom_agg and <~.
 stage_sqldiff_random() {
 	local dir=$1 seed=$2
@@ -470,8 +501,11 @@ host_suite() {
 
 	stage_cluster
 	stage_regress
+	stage "documentation: every SQL block runs, every link resolves (test/docs_test.sh)"
+	cluster_suite "docs" docs "$LOGDIR/docs.log" test/docs_test.sh
 	stage_sqldiff_vectors
 	stage_sqldiff_random "$RANDOM_EXPORT" "$SEED"
+	stage_sqldiff_typed "$TYPED_EXPORT" "$SEED"
 
 	stage "scale-diff: bloom_agg of 3 million keys, serial and parallel, against libleveldb"
 	cluster_suite "scale-diff" scale-diff "$LOGDIR/scale-diff.log" test/scale_diff.sh
@@ -499,6 +533,8 @@ host_suite() {
 	# and without the pre-check), never the times.
 	stage "bench smoke: bench/run.sh --quick (own cluster)"
 	run_suite "bench smoke" bench-smoke "$LOGDIR/bench-smoke.log" bench/run.sh --quick --no-build
+	stage "bench smoke: bench/keys_bench.sh --quick (own cluster)"
+	run_suite "keys bench smoke" keys-bench "$LOGDIR/keys-bench-smoke.log" bench/keys_bench.sh --quick --no-build
 
 	stage "PGXN: META.json and make dist (test/meta_test.sh)"
 	run_suite "pgxn" meta "$LOGDIR/meta.log" test/meta_test.sh
@@ -508,14 +544,15 @@ host_suite() {
 
 # ---- another major's suite, inside its chroot (--inside) ------------------------
 
-# BF_PG_MAJOR names the major; BF_RANDOM_EXPORT and BF_RANDOM_SEED the
-# host's random export.
+# BF_PG_MAJOR names the major; BF_RANDOM_EXPORT, BF_TYPED_EXPORT and
+# BF_RANDOM_SEED the host's random exports.
 inside_suite() {
 	suite_start || return 1
 	stage_cluster
 	stage_regress
 	stage_sqldiff_vectors
 	stage_sqldiff_random "$BF_RANDOM_EXPORT" "$BF_RANDOM_SEED"
+	stage_sqldiff_typed "$BF_TYPED_EXPORT" "$BF_RANDOM_SEED"
 	stage_dump_restore
 	stage_stop_cluster
 	stage_upgrade_chain
@@ -559,6 +596,8 @@ chroot_suite() {
 	copy_tree "$work/src"
 	rm -rf "$work/random"
 	[ -d "$RANDOM_EXPORT" ] && cp -r "$RANDOM_EXPORT" "$work/random"
+	rm -rf "$work/typed"
+	[ -d "$TYPED_EXPORT" ] && cp -r "$TYPED_EXPORT" "$work/typed"
 	: >"$work/out/records.tsv"
 	MAJOR_TREE[$major]=$work
 	rc=0
@@ -572,6 +611,7 @@ chroot_suite() {
 	BF_SESSION_TIMEOUT=$((STAGE_TIMEOUT * 4)) bf_chroot_session "$root" "${binds[@]}" -- \
 		env BF_PG_MAJOR="$major" BF_RECORDS=/build/out/records.tsv \
 		BF_RANDOM_EXPORT=/build/random BF_RANDOM_SEED="$SEED" \
+		BF_TYPED_EXPORT=/build/typed \
 		BLOOM_STAGE_TIMEOUT="$STAGE_TIMEOUT" \
 		bash /build/src/scripts/test.sh --inside 2>&1 | tee "$LOGDIR/pg$major.log" || rc=$?
 	while IFS=$'\t' read -r n p f note; do
@@ -696,6 +736,12 @@ if bf_ensure_deps --leveldb && make_random_export "$RANDOM_EXPORT"; then
 	:
 else
 	rm -rf "$RANDOM_EXPORT"
+fi
+TYPED_EXPORT=$LOGDIR/typed
+if [ -n "$SEED" ] && make_typed_export "$TYPED_EXPORT" "$SEED"; then
+	:
+else
+	rm -rf "$TYPED_EXPORT"
 fi
 
 for major in "${MAJORS[@]}"; do
