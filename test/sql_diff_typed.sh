@@ -52,12 +52,13 @@
 
 set -euo pipefail
 
+# shellcheck source=test/lib/sql_diff_common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/sql_diff_common.sh"
+die() { sql_diff_die "$@"; }
+SQL_DIFF_LABEL=sql-diff-typed
+
 usage() {
 	echo "usage: $0 OUTDIR" >&2
-	exit 2
-}
-die() {
-	echo "sql-diff-typed: ERROR: $*" >&2
 	exit 2
 }
 
@@ -66,37 +67,7 @@ dir=$1
 for f in cases keys probes labels; do
 	[ -r "$dir/$f.tsv" ] || die "$dir/$f.tsv not found or not readable"
 done
-command -v psql >/dev/null 2>&1 || die "psql not found"
-
-max_report=${SQL_DIFF_MAX_REPORT:-25}
-case $max_report in '' | *[!0-9]*) die "SQL_DIFF_MAX_REPORT must be a number" ;; esac
-per_case=${SQL_DIFF_PER_CASE:-0}
-[ "$per_case" = 1 ] && per_case=on || per_case=off
-
-db="bloom_sqldifftyped_$$_${RANDOM}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sql_diff_typed.XXXXXX")
-PSQL=(psql -X -q -v ON_ERROR_STOP=1)
-created=
-
-drop_db() {
-	rm -rf -- "$tmp"
-	[ -n "$created" ] || return 0
-	created=
-	if [ "${SQL_DIFF_KEEP_DB:-0}" = 1 ]; then
-		echo "sql-diff-typed: keeping database $db" >&2
-		return 0
-	fi
-	"${PSQL[@]}" -d postgres -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null ||
-		echo "sql-diff-typed: WARNING: could not drop database $db" >&2
-}
-trap drop_db EXIT
-trap 'drop_db; exit 130' INT
-trap 'drop_db; exit 143' TERM
-
-"${PSQL[@]}" -d postgres -c \
-	"CREATE DATABASE $db ENCODING 'UTF8' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'" ||
-	die "cannot create the scratch database (is the server up? PGHOST=${PGHOST:-} PGPORT=${PGPORT:-})"
-created=1
+sql_diff_setup sql-diff-typed
 
 # ---- schema and load -----------------------------------------------------------
 "${PSQL[@]}" -d "$db" <<'SQL' || die "CREATE EXTENSION bloomfilter or the scratch schema failed"
