@@ -78,14 +78,7 @@ bf_cluster_start
 
 # ids is about 36 bytes a row
 SB_MB=$(bench_shared_buffers_mb $((KEYS * 40 / 1048576 + 128)) 512)
-bf_log "configuring the cluster: shared_buffers = ${SB_MB}MB, jit off, serial plans; restarting"
-psql_c "ALTER SYSTEM SET shared_buffers = '${SB_MB}MB'" >/dev/null
-psql_c "ALTER SYSTEM SET jit = off" >/dev/null
-psql_c "ALTER SYSTEM SET max_parallel_workers_per_gather = 0" >/dev/null
-psql_c "ALTER SYSTEM SET autovacuum = off" >/dev/null
-psql_c "ALTER SYSTEM SET max_wal_size = '8GB'" >/dev/null
-psql_c "ALTER SYSTEM SET checkpoint_timeout = '1h'" >/dev/null
-bf_cluster_restart || exit 1
+bench_serial_settings "$SB_MB"
 
 REPORT=$WORK/report.txt
 {
@@ -143,16 +136,7 @@ declare -A Q_NAME=(
 	[hashmod]="count(*) WHERE hashint8(id) % 1000 = 0"
 )
 
-nq=${#QUERIES[@]}
-bf_log "timing: $REPS round(s)"
-: >"$WORK/times"
-: >"$WORK/answers"
-for ((rep = 1; rep <= REPS; rep++)); do
-	for ((j = 0; j < nq; j++)); do
-		q=${QUERIES[$(((j + rep) % nq))]}
-		bench_time "$q" "${Q_SQL[$q]} \gset" "${Q_SQL[$q]} \gset w_" "\\shell echo $q :w_v :v >> $WORK/answers"
-	done
-done
+bench_rounds "${QUERIES[@]}"
 
 # Checks, never of times: every run of a query gives the same answer, and a
 # probe finds at least its filter's keys.
@@ -167,10 +151,10 @@ check() {
 	fi
 }
 for q in "${QUERIES[@]}"; do
-	n=$(awk -v q="$q" '$1 == q { print $2; print $3 }' "$WORK/answers" | sort -u | wc -l)
+	n=$(bench_answers "$q")
 	check "query $q gave $n different answers across runs" "$([ "$n" -eq 1 ] && echo ok)"
 done
-answer() { awk -v q="$1" '$1 == q { print $3; exit }' "$WORK/answers"; }
+answer() { bench_answer "$1"; }
 for probe in probe_small:$SMALL_KEYS probe_large:$FILTER_KEYS; do
 	check "${probe%%:*} found $(answer "${probe%%:*}") rows, fewer than its filter's ${probe#*:} keys" \
 		"$([ "$(answer "${probe%%:*}")" -ge "${probe#*:}" ] && echo ok)"

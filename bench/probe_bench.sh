@@ -79,16 +79,7 @@ bf_cluster_start
 # The probe table is about 65 bytes a row; shared buffers hold it with room
 # to spare, at least 512 MB.
 SB_MB=$(bench_shared_buffers_mb $((KEYS * 80 / 1048576 + 128)) 512)
-bf_log "configuring the cluster: shared_buffers = ${SB_MB}MB, jit off, serial plans; restarting"
-psql_c "ALTER SYSTEM SET shared_buffers = '${SB_MB}MB'" >/dev/null
-# JIT's compile time (tens of ms, varying) would blur a comparison of
-# queries that differ in one expression.
-psql_c "ALTER SYSTEM SET jit = off" >/dev/null
-psql_c "ALTER SYSTEM SET max_parallel_workers_per_gather = 0" >/dev/null
-psql_c "ALTER SYSTEM SET autovacuum = off" >/dev/null
-psql_c "ALTER SYSTEM SET max_wal_size = '8GB'" >/dev/null
-psql_c "ALTER SYSTEM SET checkpoint_timeout = '1h'" >/dev/null
-bf_cluster_restart || exit 1
+bench_serial_settings "$SB_MB"
 
 # ---- machine ----------------------------------------------------------------
 
@@ -150,30 +141,17 @@ declare -A Q_NAME=(
 	[b2]="(b2) stored filter, joined"
 )
 
-# Each round runs the queries in a rotated order, so that none always runs
-# first; bench_time runs each in a session of its own: untimed, the query
-# (which warms the session up), then the query, timed; both answers are
-# written down.
-nq=${#QUERIES[@]}
-bf_log "timing: $REPS round(s)"
-: >"$WORK/times"
-: >"$WORK/answers"
-for ((rep = 1; rep <= REPS; rep++)); do
-	for ((j = 0; j < nq; j++)); do
-		q=${QUERIES[$(((j + rep) % nq))]}
-		bench_time "$q" "${Q_SQL[$q]} \gset" "${Q_SQL[$q]} \gset w_" "\\shell echo $q :w_v :v >> $WORK/answers"
-	done
-done
+bench_rounds "${QUERIES[@]}"
 
 # Every run must give the same answer, and (a), (b1), (b2) the same count.
 for q in "${QUERIES[@]}"; do
-	n=$(awk -v q="$q" '$1 == q { print $2; print $3 }' "$WORK/answers" | sort -u | wc -l)
+	n=$(bench_answers "$q")
 	if [ "$n" -ne 1 ]; then
 		bf_err "query $q gave $n different answers across runs"
 		exit 1
 	fi
 done
-answer() { awk -v q="$1" '$1 == q { print $3; exit }' "$WORK/answers"; }
+answer() { bench_answer "$1"; }
 if [ "$(answer a)" != "$(answer b1)" ] || [ "$(answer a)" != "$(answer b2)" ]; then
 	bf_err "the queries disagree: (a) $(answer a), (b1) $(answer b1), (b2) $(answer b2)"
 	exit 1

@@ -296,3 +296,48 @@ bench_shared_buffers_mb() {
 	fi
 	echo "$mb"
 }
+
+# bench_serial_settings SB_MB: settings for comparing serial queries, then a
+# restart: shared_buffers of SB_MB MB (to hold the tables), no JIT (its
+# compile time, tens of ms and varying, would blur queries that differ in
+# one expression), no parallel plans, and no autovacuum or checkpoint
+# during the run.
+bench_serial_settings() {
+	bf_log "configuring the cluster: shared_buffers = ${1}MB, jit off, serial plans; restarting"
+	psql_c "ALTER SYSTEM SET shared_buffers = '${1}MB'" >/dev/null
+	psql_c "ALTER SYSTEM SET jit = off" >/dev/null
+	psql_c "ALTER SYSTEM SET max_parallel_workers_per_gather = 0" >/dev/null
+	psql_c "ALTER SYSTEM SET autovacuum = off" >/dev/null
+	psql_c "ALTER SYSTEM SET max_wal_size = '8GB'" >/dev/null
+	psql_c "ALTER SYSTEM SET checkpoint_timeout = '1h'" >/dev/null
+	bf_cluster_restart || exit 1
+}
+
+# bench_rounds QUERY...: REPS rounds of the queries, whose SQL is in the
+# script's associative array Q_SQL (one row, its value named v).  Each round
+# runs them in an order rotated by one more, so that none always runs
+# first; bench_time runs each in a session of its own, untimed then timed,
+# and "QUERY UNTIMED_ANSWER TIMED_ANSWER" goes to $WORK/answers.
+bench_rounds() {
+	local queries=("$@") nq=$# rep j q
+	bf_log "timing: $REPS round(s)"
+	: >"$WORK/times"
+	: >"$WORK/answers"
+	for ((rep = 1; rep <= REPS; rep++)); do
+		for ((j = 0; j < nq; j++)); do
+			q=${queries[$(((j + rep) % nq))]}
+			bench_time "$q" "${Q_SQL[$q]} \gset" "${Q_SQL[$q]} \gset w_" "\\shell echo $q :w_v :v >> $WORK/answers"
+		done
+	done
+}
+
+# bench_answers QUERY: the number of different answers QUERY gave in
+# bench_rounds (1 when every run agreed).
+bench_answers() {
+	awk -v q="$1" '$1 == q { print $2; print $3 }' "$WORK/answers" | sort -u | wc -l
+}
+
+# bench_answer QUERY: QUERY's answer in its first timed run.
+bench_answer() {
+	awk -v q="$1" '$1 == q { print $3; exit }' "$WORK/answers"
+}
