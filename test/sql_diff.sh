@@ -215,10 +215,10 @@ CREATE INDEX ON probes (src, case_id);
 CREATE INDEX ON cases (src, case_id);
 ANALYZE cases; ANALYZE keys; ANALYZE probes;
 
-SELECT 'LOADED', s.dir,
+SELECT 'LOADED', format('%s: %s cases, %s keys, %s probes', s.dir,
        (SELECT count(*) FROM cases c WHERE c.src = s.src),
        (SELECT count(*) FROM keys k WHERE k.src = s.src),
-       (SELECT count(*) FROM probes p WHERE p.src = s.src)
+       (SELECT count(*) FROM probes p WHERE p.src = s.src))
 FROM srcs s ORDER BY s.src;
 
 -- 1. bloom_agg, set-based; case by case only to isolate an error
@@ -388,25 +388,4 @@ SELECT 'RESULT', count(*) FILTER (WHERE cardinality(reasons) = 0),
 FROM verdict;
 SQL
 
-passed=''
-failed=''
-while IFS=$'\t' read -r tag a b c d; do
-	case $tag in
-	LOADED) echo "sql-diff: loaded $a: $b cases, $c keys, $d probes" ;;
-	FAIL) printf 'FAIL %s: %s\n' "$a" "$b" ;;
-	RESULT)
-		passed=$a
-		failed=$b
-		;;
-	*) ;;
-	esac
-done <"$tmp/out"
-
-if [ -z "$passed" ] || [ -z "$failed" ]; then
-	die "no result from the check queries"
-fi
-if [ "$failed" -gt "$max_report" ]; then
-	echo "... and $((failed - max_report)) more failing cases (SQL_DIFF_MAX_REPORT=$max_report)"
-fi
-echo "sql-diff: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+sql_diff_report

@@ -370,7 +370,7 @@ $$;
 SQL
 
 # ---- check ---------------------------------------------------------------------
-"${PSQL[@]}" -d "$db" -At -F $'\t' -v max_report="$max_report" -v per_case="$per_case" \
+"${PSQL[@]}" -d "$db" -At -F $'\t' -v max_report="$max_report" -v dir="$dir" -v per_case="$per_case" \
 	>"$tmp/out" <<'SQL' || die "the check queries failed (see above)"
 SET client_min_messages = notice;
 SET sd.per_case = :'per_case';
@@ -380,8 +380,9 @@ CREATE INDEX ON probes (case_id);
 CREATE INDEX ON cases (case_id);
 ANALYZE cases; ANALYZE keys; ANALYZE probes;
 
-SELECT 'LOADED', (SELECT count(*) FROM cases), (SELECT count(*) FROM keys),
-       (SELECT count(*) FROM probes), (SELECT count(*) FROM labels);
+SELECT 'LOADED', format('%s: %s cases, %s keys, %s probes, %s labels', :'dir',
+       (SELECT count(*) FROM cases), (SELECT count(*) FROM keys),
+       (SELECT count(*) FROM probes), (SELECT count(*) FROM labels));
 
 -- 1. the typed keys from the components
 CALL sd_set_based_else_per_case('sd_make', 'making the keys',
@@ -570,25 +571,4 @@ SELECT 'RESULT', count(*) FILTER (WHERE cardinality(reasons) = 0),
 FROM verdict;
 SQL
 
-passed=''
-failed=''
-while IFS=$'\t' read -r tag a b c d; do
-	case $tag in
-	LOADED) echo "sql-diff-typed: loaded $dir: $a cases, $b keys, $c probes, $d labels" ;;
-	FAIL) printf 'FAIL %s: %s\n' "$a" "$b" ;;
-	RESULT)
-		passed=$a
-		failed=$b
-		;;
-	*) ;;
-	esac
-done <"$tmp/out"
-
-if [ -z "$passed" ] || [ -z "$failed" ]; then
-	die "no result from the check queries"
-fi
-if [ "$failed" -gt "$max_report" ]; then
-	echo "... and $((failed - max_report)) more failing cases (SQL_DIFF_MAX_REPORT=$max_report)"
-fi
-echo "sql-diff-typed: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+sql_diff_report

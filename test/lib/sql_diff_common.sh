@@ -12,6 +12,12 @@
 #                          PSQL is the psql command line to use
 #   sql_diff_die MESSAGE   "LABEL: ERROR: MESSAGE" and exit 2, the status
 #                          of a check that could not run
+#   sql_diff_report        the check queries' output in $tmp/out, tab
+#                          separated lines LOADED MESSAGE, FAIL CASE
+#                          REASONS (at most max_report) and RESULT PASSED
+#                          FAILED, as the report and its closing line
+#                          "LABEL: N passed, N failed"; non-zero when a
+#                          case failed
 #
 # The server is the one the PG* environment points at.
 
@@ -52,4 +58,28 @@ sql_diff_setup() {
 		"CREATE DATABASE $db ENCODING 'UTF8' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'" ||
 		sql_diff_die "cannot create the scratch database (is the server up? PGHOST=${PGHOST:-} PGPORT=${PGPORT:-})"
 	SQL_DIFF_CREATED=1
+}
+
+sql_diff_report() {
+	local tag a b passed='' failed=''
+	while IFS=$'\t' read -r tag a b; do
+		case $tag in
+		LOADED) echo "$SQL_DIFF_LABEL: loaded $a" ;;
+		FAIL) printf 'FAIL %s: %s\n' "$a" "$b" ;;
+		RESULT)
+			passed=$a
+			failed=$b
+			;;
+		*) ;;
+		esac
+	done <"$tmp/out"
+
+	if [ -z "$passed" ] || [ -z "$failed" ]; then
+		sql_diff_die "no result from the check queries"
+	fi
+	if [ "$failed" -gt "$max_report" ]; then
+		echo "... and $((failed - max_report)) more failing cases (SQL_DIFF_MAX_REPORT=$max_report)"
+	fi
+	echo "$SQL_DIFF_LABEL: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
 }
