@@ -9,6 +9,10 @@
 # scan that fed it.  The premise is checked too: uncancelled, the same final
 # must take several times the allowed delay, or the test could not fail.
 #
+# Also the threads' default: bloomfilter.max_final_threads is the CPUs the
+# backend may run on when the library loads (at most 64), for its own
+# affinity mask and for a backend pinned to one CPU before it loads it.
+#
 # Prints "cancel: N passed, N failed".
 set -euo pipefail
 
@@ -94,4 +98,34 @@ for threads in 1 4; do
 		fail "pg_cancel_backend stopped the final only ${elapsed} ms after the cancel"
 	fi
 done
+
+# default_threads PIN: in one session, the CPUs its backend may run on (at
+# most 64; after the shell pinned it to CPU 0 if PIN is true) and then, the
+# library loaded, the setting's default
+default_threads() {
+	q -At -v pin="$1" <<'SQL'
+SELECT pg_backend_pid() AS pid \gset
+\setenv BLOOM_BACKEND :pid
+\if :pin
+\! taskset -pc 0 "$BLOOM_BACKEND" >/dev/null
+\endif
+\! awk -F'[:,]' '$1 == "Cpus_allowed_list" { for (i = 2; i <= NF; i++) c += split($i, r, "-") == 2 ? r[2] - r[1] + 1 : 1; print (c > 64 ? 64 : c) }' "/proc/$BLOOM_BACKEND/status"
+LOAD 'bloomfilter';
+SHOW bloomfilter.max_final_threads;
+SQL
+}
+{ read -r allowed && read -r shown; } < <(default_threads false)
+if [ -n "${shown:-}" ] && [ "$shown" = "${allowed:-}" ]; then
+	pass "bloomfilter.max_final_threads defaults to the $shown CPUs the backend may run on"
+else
+	fail "bloomfilter.max_final_threads defaults to '${shown:-}', the backend may run on '${allowed:-}' CPUs"
+fi
+if command -v taskset >/dev/null 2>&1; then
+	{ read -r allowed && read -r shown; } < <(default_threads true)
+	if [ "${allowed:-}" = 1 ] && [ "${shown:-}" = 1 ]; then
+		pass "a backend pinned to one CPU defaults to 1 final thread"
+	else
+		fail "a backend pinned to '${allowed:-}' CPU(s) defaults to '${shown:-}' final threads"
+	fi
+fi
 [ "$failed" -eq 0 ]

@@ -179,16 +179,17 @@ state_kb() { awk -v n="$1" 'BEGIN { printf "%d", n * 4 / 1024 }'; }
 filter_kb() { awk -v n="$1" 'BEGIN { printf "%d", (n * 10 / 8 + 1) / 1024 }'; }
 # the final's own memory for that filter (src/core/bloom_final.c), for a
 # filter of at least 2^25 bits: on T threads (bloomfilter.max_final_threads'
-# default 4, at most the CPUs online and one per 2^18 keys), a copy of the
-# bit array for each thread but the first when each is at most 32 MB and
-# they take at most 64 MB; else scratch of a 4-byte position per 64 bits,
-# within 2^20 and 2^24 positions
-CPUS=$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+# default, the CPUs the server may run on, at most 64 and one per 2^18
+# keys), a copy of the bit array for each thread but the first when each is
+# at most 32 MB and they take at most 64 MB; else scratch of a 4-byte
+# position per 64 bits, within 2^20 and 2^24 positions.  nproc counts the
+# CPUs of the affinity mask, as the server does.
+CPUS=$(nproc 2>/dev/null || echo 1)
 scratch_kb() {
 	awk -v n="$1" -v cpus="$CPUS" 'BEGIN {
 		bits = n * 10; words = int(bits / 64); bytes = int((bits + 7) / 8)
 		if (bits < 2 ^ 25) { print 0; exit }
-		t = 4; if (cpus < t) t = cpus; if (int(n / 2 ^ 18) < t) t = int(n / 2 ^ 18)
+		t = cpus; if (t > 64) t = 64; if (int(n / 2 ^ 18) < t) t = int(n / 2 ^ 18)
 		if (t >= 2 && bytes <= 32 * 2 ^ 20 && (t - 1) * bytes <= 64 * 2 ^ 20) { printf "%d", (t - 1) * bytes / 1024; exit }
 		if (words < 2 ^ 20) words = 2 ^ 20
 		if (words > 2 ^ 24) words = 2 ^ 24

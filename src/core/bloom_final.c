@@ -41,6 +41,7 @@
 #endif
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -193,10 +194,19 @@ alloc_on_huge_pages(size_t bytes)
 }
 
 unsigned
-bloom_online_cpus(void)
+bloom_available_cpus(void)
 {
-	long		n = sysconf(_SC_NPROCESSORS_ONLN);
+	long		n = -1;
 
+#if defined(__linux__) && defined(CPU_COUNT)
+	cpu_set_t	mask;
+
+	/* a server pinned to some CPUs (taskset, a container's cpuset) */
+	if (sched_getaffinity(0, sizeof(mask), &mask) == 0)
+		n = CPU_COUNT(&mask);
+#endif
+	if (n < 1)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n < 1 ? 1 : n > BLOOM_MAX_FINAL_THREADS ? BLOOM_MAX_FINAL_THREADS : (unsigned) n;
 }
 

@@ -16,7 +16,12 @@
 
 BLOOM_BEGIN_PRIVATE
 
-/* The most threads a job may use. */
+/*
+ * The most threads a job may use, and so the largest
+ * bloomfilter.max_final_threads: a thread's copy or buckets, and its share
+ * of the OR, are worth their memory only while threads are few next to the
+ * filter's cache lines.
+ */
 #define BLOOM_MAX_FINAL_THREADS		64
 
 /*
@@ -68,11 +73,13 @@ extern bool bloom_final_uses_copies(const bloom_geometry *geometry,
 									unsigned nthreads);
 
 /*
- * The CPUs online (1 .. BLOOM_MAX_FINAL_THREADS): more threads than that
- * only take turns, and each barrier then waits for a thread that is not
- * running, so that the final can take longer than on one thread.
+ * The CPUs this process may run on, by its affinity mask where the system
+ * has one, else the CPUs online (1 .. BLOOM_MAX_FINAL_THREADS): more
+ * threads than that only take turns, and each barrier then waits for a
+ * thread that is not running, so that the final can take longer than on
+ * one thread.
  */
-extern unsigned bloom_online_cpus(void);
+extern unsigned bloom_available_cpus(void);
 
 /*
  * Start setting, into filter (geometry->filter_bytes long, zeroed here by

@@ -28,18 +28,24 @@ BLOOM_SERVER_HEADERS_END
 /* How long the backend waits for the threads between interrupt checks. */
 #define WAIT_MS		20
 
-int			bloom_max_final_threads = BLOOM_DEFAULT_FINAL_THREADS;
+int			bloom_max_final_threads = 1;
 
 void		_PG_init(void);
 
 void
 _PG_init(void)
 {
+	/*
+	 * By default every CPU the server may run on: the final runs after the
+	 * scan, when a parallel query's workers are done, and a limit below the
+	 * CPUs leaves a large final's memory bandwidth unused (the figures are
+	 * in doc/performance.md).
+	 */
 	DefineCustomIntVariable("bloomfilter.max_final_threads",
 							"Sets the most threads bloom_agg's final function sets filter bits on.",
-							"1 sets them on the backend's own thread. Small filters always use one.",
+							"1 sets them on the backend's own thread. Small filters always use one. The default is the CPUs the server may run on.",
 							&bloom_max_final_threads,
-							BLOOM_DEFAULT_FINAL_THREADS, 1, BLOOM_MAX_FINAL_THREADS,
+							(int) bloom_available_cpus(), 1, BLOOM_MAX_FINAL_THREADS,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	bloom_reserve_guc_prefix("bloomfilter");
 }
@@ -109,7 +115,7 @@ bloom_build_filter_from_runs(uint8 *filter, const bloom_geometry *geometry,
 	bloom_status status;
 	unsigned	nthreads = bloom_final_threads_for(geometry, nhashes,
 												   Min((unsigned) bloom_max_final_threads,
-													   bloom_online_cpus()));
+													   bloom_available_cpus()));
 
 	if (nthreads <= 1 ||
 		bloom_final_start(&job, filter, geometry, runs, nruns, nthreads) != BLOOM_OK)

@@ -74,10 +74,10 @@ extern bytea *bloom_new_empty_filter(const bloom_geometry *geometry);
 extern bytea *bloom_new_unzeroed_filter(const bloom_geometry *geometry);
 
 /*
- * bloomfilter.max_final_threads, and its default: the final function's
- * threads, the backend's own included (bloom_final_pg.c).
+ * bloomfilter.max_final_threads: the final function's threads, the
+ * backend's own included (bloom_final_pg.c).  Its default is the CPUs the
+ * server may run on (bloom_available_cpus).
  */
-#define BLOOM_DEFAULT_FINAL_THREADS	4
 extern int	bloom_max_final_threads;
 
 /*
