@@ -1,7 +1,7 @@
 /*
  * bloom_final_pg.c
  *		Setting the filter's bits at the end of bloom_agg, on the core's
- *		threads, and the setting that bounds them (bloomfilter.max_final_threads).
+ *		threads, as many as bloomfilter.max_final_threads allows.
  *
  * The core (bloom_final.c) owns the threads: they run no PostgreSQL code,
  * allocate nothing through palloc and have every signal blocked.  This
@@ -15,9 +15,6 @@
 
 #include "miscadmin.h"
 #include "utils/memutils.h"
-BLOOM_SERVER_HEADERS_BEGIN
-#include "utils/guc.h"
-BLOOM_SERVER_HEADERS_END
 
 #include "bloom_final.h"
 #include "bloom_pg.h"
@@ -27,28 +24,6 @@ BLOOM_SERVER_HEADERS_END
 
 /* How long the backend waits for the threads between interrupt checks. */
 #define WAIT_MS		20
-
-int			bloom_max_final_threads = 1;
-
-void		_PG_init(void);
-
-void
-_PG_init(void)
-{
-	/*
-	 * By default every CPU the server may run on: the final runs after the
-	 * scan, when a parallel query's workers are done, and a limit below the
-	 * CPUs leaves a large final's memory bandwidth unused (the figures are
-	 * in doc/performance.md).
-	 */
-	DefineCustomIntVariable("bloomfilter.max_final_threads",
-							"Sets the most threads bloom_agg's final function sets filter bits on.",
-							"1 sets them on the backend's own thread. Small filters always use one. The default is the CPUs the server may run on.",
-							&bloom_max_final_threads,
-							(int) bloom_available_cpus(), 1, BLOOM_MAX_FINAL_THREADS,
-							PGC_USERSET, 0, NULL, NULL, NULL);
-	bloom_reserve_guc_prefix("bloomfilter");
-}
 
 void
 bloom_decode_state_run(const bloom_hash_run *run)

@@ -75,7 +75,7 @@ extern bytea *bloom_new_unzeroed_filter(const bloom_geometry *geometry);
 
 /*
  * bloomfilter.max_final_threads: the final function's threads, the
- * backend's own included (bloom_final_pg.c).  Its default is the CPUs the
+ * backend's own included (bloom_module.c).  Its default is the CPUs the
  * server may run on (bloom_available_cpus).
  */
 extern int	bloom_max_final_threads;

@@ -14,8 +14,6 @@
 
 #include "bloom_pg.h"
 
-PG_MODULE_MAGIC;
-
 PG_FUNCTION_INFO_V1(bloomfilter_in);
 PG_FUNCTION_INFO_V1(bloomfilter_out);
 PG_FUNCTION_INFO_V1(bloomfilter_recv);

@@ -1,0 +1,44 @@
+/*
+ * bloom_module.c
+ *		The module: its magic block, its initialisation, and its settings.
+ *
+ * Nothing needs shared_preload_libraries: a session loads the library at
+ * its first call of one of the extension's functions (or LOAD), and
+ * _PG_init then defines the settings, reading any value SET before as a
+ * placeholder.
+ */
+#include "postgres.h"
+
+#include "bloom_compat.h"
+
+#include "fmgr.h"
+BLOOM_SERVER_HEADERS_BEGIN
+#include "utils/guc.h"
+BLOOM_SERVER_HEADERS_END
+
+#include "bloom_final.h"
+#include "bloom_pg.h"
+
+PG_MODULE_MAGIC;
+
+int			bloom_max_final_threads = 1;
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	/*
+	 * By default every CPU the server may run on: the final runs after the
+	 * scan, when a parallel query's workers are done, and a limit below the
+	 * CPUs leaves a large final's memory bandwidth unused (the figures are
+	 * in doc/performance.md).
+	 */
+	DefineCustomIntVariable("bloomfilter.max_final_threads",
+							"Sets the most threads bloom_agg's final function sets filter bits on.",
+							"1 sets them on the backend's own thread. Small filters always use one. The default is the CPUs the server may run on.",
+							&bloom_max_final_threads,
+							(int) bloom_available_cpus(), 1, BLOOM_MAX_FINAL_THREADS,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	bloom_reserve_guc_prefix("bloomfilter");
+}
