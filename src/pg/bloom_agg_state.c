@@ -178,51 +178,27 @@ trim_scratch(BloomAggState *state)
 }
 
 /*
- * The K smallest distinct hashes of the sketch and of a run, given the
- * run's smallest distinct hashes in order (at most K of them).
+ * The runs' sketch with a run's added, given the run's smallest distinct
+ * hashes in order (at most BLOOM_KMV_SIZE of them).
  */
 static void
 sketch_add(BloomAggState *state, const uint32 *smallest, int nsmallest)
 {
-	uint32		merged[BLOOM_AGG_SKETCH_SIZE];
-	int			i = 0,
-				j = 0,
-				m = 0;
+	uint32		merged[BLOOM_KMV_SIZE];
 
 	if (state->sketch == NULL)
 		state->sketch = MemoryContextAlloc(state->hdr.eoh_context,
-										   BLOOM_AGG_SKETCH_SIZE * sizeof(uint32));
-	while (m < BLOOM_AGG_SKETCH_SIZE && (i < state->nsketch || j < nsmallest))
-	{
-		uint32		next;
-
-		if (j >= nsmallest || (i < state->nsketch && state->sketch[i] <= smallest[j]))
-			next = state->sketch[i++];
-		else
-			next = smallest[j++];
-		if (m == 0 || merged[m - 1] != next)
-			merged[m++] = next;
-	}
-	memcpy(state->sketch, merged, m * sizeof(uint32));
-	state->nsketch = m;
-}
-
-/* How many distinct hashes K smallest ones stand for. */
-static double
-sketch_estimate(const uint32 *smallest, int nsmallest)
-{
-	/* fewer than K in all: they are every one */
-	if (nsmallest < BLOOM_AGG_SKETCH_SIZE)
-		return nsmallest;
-	return (BLOOM_AGG_SKETCH_SIZE - 1) * 4294967296.0 /
-		((double) smallest[BLOOM_AGG_SKETCH_SIZE - 1] + 1.0);
+										   BLOOM_KMV_SIZE * sizeof(uint32));
+	state->nsketch = (int) bloom_kmv_merge(state->sketch, state->nsketch,
+										   smallest, nsmallest, merged);
+	memcpy(state->sketch, merged, state->nsketch * sizeof(uint32));
 }
 
 /* About how many distinct hashes the runs hold together. */
 static double
 runs_distinct_estimate(const BloomAggState *state)
 {
-	return sketch_estimate(state->sketch, state->nsketch);
+	return bloom_kmv_estimate(state->sketch, state->nsketch);
 }
 
 static void
@@ -241,7 +217,7 @@ add_sorted_run(BloomAggState *state, BloomAggRun *run)
 {
 	Assert(run->sorted);
 	add_run(state, run, run->hashes,
-			(int) Min(run->nhashes, BLOOM_AGG_SKETCH_SIZE));
+			(int) Min(run->nhashes, BLOOM_KMV_SIZE));
 }
 
 /*
@@ -316,12 +292,12 @@ sort_into_run(BloomAggState *state, const bloom_hash_run *parts, int nparts,
  * distinct.  Returns how many, or -1 when more than fit (only hashes far
  * from uniform do that).
  */
-#define SAMPLE_MAX	(4 * BLOOM_AGG_SKETCH_SIZE)
+#define SAMPLE_MAX	(4 * BLOOM_KMV_SIZE)
 
 static int
 sample_buffer(const BloomAggState *state, uint32 *sample, uint32 *scratch)
 {
-	uint64		threshold = ((uint64) 2 * BLOOM_AGG_SKETCH_SIZE << 32) /
+	uint64		threshold = ((uint64) 2 * BLOOM_KMV_SIZE << 32) /
 		Max(state->nbuffered, 1);
 	const BloomAggChunk *chunk;
 	int			n = 0;
@@ -346,28 +322,16 @@ sample_buffer(const BloomAggState *state, uint32 *sample, uint32 *scratch)
 static bool
 buffer_is_distinct(const BloomAggState *state, const uint32 *sample, int nsample)
 {
-	uint32		union_sketch[BLOOM_AGG_SKETCH_SIZE];
-	int			i = 0,
-				j = 0,
-				m = 0;
+	uint32		union_sketch[BLOOM_KMV_SIZE];
+	size_t		m;
 
-	if (nsample < BLOOM_AGG_SKETCH_SIZE ||
-		sketch_estimate(sample, nsample) < 0.9 * (double) state->nbuffered)
+	if (nsample < BLOOM_KMV_SIZE ||
+		bloom_kmv_estimate(sample, nsample) < 0.9 * (double) state->nbuffered)
 		return false;
 	if (state->nruns == 0)
 		return true;
-	while (m < BLOOM_AGG_SKETCH_SIZE && (i < state->nsketch || j < nsample))
-	{
-		uint32		next;
-
-		if (j >= nsample || (i < state->nsketch && state->sketch[i] <= sample[j]))
-			next = state->sketch[i++];
-		else
-			next = sample[j++];
-		if (m == 0 || union_sketch[m - 1] != next)
-			union_sketch[m++] = next;
-	}
-	return sketch_estimate(union_sketch, m) >=
+	m = bloom_kmv_merge(state->sketch, state->nsketch, sample, nsample, union_sketch);
+	return bloom_kmv_estimate(union_sketch, m) >=
 		0.9 * (double) (state->nrun_hashes + state->nbuffered);
 }
 
@@ -408,7 +372,7 @@ flush_buffer(BloomAggState *state)
 		last->next = state->runs;
 		state->runs = state->first;
 		state->nruns += nchunks;
-		sketch_add(state, sample, Min(nsample, BLOOM_AGG_SKETCH_SIZE));
+		sketch_add(state, sample, Min(nsample, BLOOM_KMV_SIZE));
 		pfree(parts);
 		state->first = state->last =
 			new_chunk(state->hdr.eoh_context, BLOOM_AGG_BUFFER_MAX);
@@ -872,8 +836,8 @@ bloom_agg_state_absorb(BloomAggState *state, Datum other)
 			 * every worker's hashes on its one thread).  Its smallest
 			 * hashes, decoded now, go into the sketch.
 			 */
-			uint32		smallest[BLOOM_AGG_SKETCH_SIZE];
-			int			nsmallest = (int) Min(header.nhashes, BLOOM_AGG_SKETCH_SIZE);
+			uint32		smallest[BLOOM_KMV_SIZE];
+			int			nsmallest = (int) Min(header.nhashes, BLOOM_KMV_SIZE);
 			bloom_status status;
 
 			status = bloom_gaps_decode_prefix(bytes + header.payload_offset,

@@ -32,6 +32,7 @@
 
 #include "bloom_core.h"
 #include "bloom_final.h"
+#include "bloom_kmv.h"
 
 BLOOM_BEGIN_PRIVATE
 
@@ -64,13 +65,6 @@ typedef BloomAggChunk BloomAggRun;
  */
 #define BLOOM_AGG_BUFFER_MAX	((uint64) 1 << 20)
 
-/*
- * The smallest distinct hashes of all runs, at most this many: a K minimum
- * values sketch of how many distinct hashes the runs hold together (about
- * 3% off), which says when merging them pays.
- */
-#define BLOOM_AGG_SKETCH_SIZE	1024
-
 typedef struct BloomAggState
 {
 	ExpandedObjectHeader hdr;
@@ -82,7 +76,12 @@ typedef struct BloomAggState
 	BloomAggRun *runs;
 	int			nruns;
 	uint64		nrun_hashes;	/* in all runs */
-	uint32	   *sketch;			/* NULL until the first run */
+	/*
+	 * The smallest distinct hashes of all runs, at most BLOOM_KMV_SIZE: a
+	 * sketch of how many distinct hashes the runs hold together, which says
+	 * when merging them pays (bloom_kmv.h).  NULL until the first run.
+	 */
+	uint32	   *sketch;
 	int			nsketch;
 	uint32	   *scratch;		/* the sort's, kept for the next sort */
 	uint64		scratch_capacity;
