@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "bloom_gaps.h"
+#include "bloom_sort.h"
 
 static double
 now(void)

@@ -1,8 +1,8 @@
 /*
  * bloom_gaps.h
- *		Sorted sets of distinct 32-bit hashes: making one from any hashes,
- *		and a compact code for it, the gaps between the hashes Rice-coded.
- *		No PostgreSQL dependency.
+ *		A compact code for a sorted set of distinct 32-bit hashes (made by
+ *		bloom_sort.h): the gaps between the hashes, Rice-coded.  No
+ *		PostgreSQL dependency.
  *
  * This is the building block of a compact aggregate state: the
  * filter's bits depend only on which hashes occur, so a state may keep each
@@ -62,28 +62,6 @@ extern bloom_status bloom_gaps_decode(const uint8_t *code, size_t len,
 extern bloom_status bloom_gaps_decode_prefix(const uint8_t *code, size_t len,
 											 uint64_t m, unsigned r,
 											 uint32_t *out);
-
-/*
- * Sort n hashes and drop repeats, in place: the first (returned) count of
- * hashes then increase strictly.  scratch holds n hashes.  Linear in n.
- */
-extern size_t bloom_sort_unique_hashes(uint32_t *hashes, size_t n,
-									   uint32_t *scratch);
-
-/* Hashes of tmp that bloom_sort_unique_parts wants, at least. */
-#define BLOOM_SORT_TMP_MIN	((size_t) 1 << 17)
-
-/*
- * The hashes of several arrays (parts[i] holding lens[i]), sorted into out
- * (room for all of them) with repeats dropped; returns how many are left,
- * strictly increasing.  The parts are only read.  tmp holds tmp_len >=
- * BLOOM_SORT_TMP_MIN hashes: unlike bloom_sort_unique_hashes, no scratch
- * as large as the input.  Linear in the hashes for any input.
- */
-extern size_t bloom_sort_unique_parts(const uint32_t *const *parts,
-									  const size_t *lens, size_t nparts,
-									  uint32_t *out, uint32_t *tmp,
-									  size_t tmp_len);
 
 BLOOM_END_PRIVATE
 

@@ -14,6 +14,7 @@
 
 #include "bloom_agg_state.h"
 #include "bloom_gaps.h"
+#include "bloom_sort.h"
 #include "bloom_pg.h"
 #include "bloom_state.h"
 

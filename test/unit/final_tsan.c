@@ -17,6 +17,7 @@
 
 #include "bloom_final.h"
 #include "bloom_gaps.h"
+#include "bloom_sort.h"
 
 int
 main(void)

@@ -20,6 +20,7 @@
 #include "bloom_state.h"
 #include "bloom_final.h"
 #include "bloom_gaps.h"
+#include "bloom_sort.h"
 #include "bloom_scheme.h"
 #include "bloom_stats.h"
 #include "bloom_keys.h"

@@ -1,0 +1,230 @@
+/*
+ * bloom_sort.c
+ *		Sorted sets of distinct 32-bit hashes, made from any hashes (see
+ *		bloom_sort.h).
+ */
+#include "bloom_sort.h"
+
+#include <string.h>
+
+/*
+ * LSD radix sort, 8 bits a pass, the four passes' counts taken in one read,
+ * ping-ponging between the array and scratch; then one pass drops repeats.
+ * Linear in n.  256 buckets a pass keep every bucket's write position in a
+ * few cache lines, which pays for the fourth pass: three passes of 2,048
+ * buckets scatter their writes over more lines than the first-level cache
+ * holds (make gaps-bench times the sorts).
+ */
+#define RADIX_BITS		8
+#define RADIX_BUCKETS	(1u << RADIX_BITS)
+#define RADIX_PASSES	(32 / RADIX_BITS)
+
+/* LSD sort of a on its low bits (the rest are equal), through tmp. */
+static inline void
+sort_low_bits(uint32_t *a, size_t n, unsigned bits, uint32_t *tmp)
+{
+	size_t		counts[RADIX_PASSES][RADIX_BUCKETS];
+	unsigned	npasses = (bits + RADIX_BITS - 1) / RADIX_BITS;
+	uint32_t   *from = a,
+			   *to = tmp;
+	size_t		i;
+	unsigned	pass;
+
+	memset(counts, 0, npasses * sizeof(counts[0]));
+	for (i = 0; i < n; i++)
+		for (pass = 0; pass < npasses; pass++)
+			counts[pass][(a[i] >> (pass * RADIX_BITS)) & (RADIX_BUCKETS - 1)]++;
+	for (pass = 0; pass < npasses; pass++)
+	{
+		unsigned	shift = pass * RADIX_BITS;
+		size_t	   *c = counts[pass];
+		size_t		sum = 0;
+		uint32_t   *t;
+
+		for (i = 0; i < RADIX_BUCKETS; i++)
+		{
+			size_t		x = c[i];
+
+			c[i] = sum;
+			sum += x;
+		}
+		for (i = 0; i < n; i++)
+			to[c[(from[i] >> shift) & (RADIX_BUCKETS - 1)]++] = from[i];
+		t = from;
+		from = to;
+		to = t;
+	}
+	if (from != a)
+		memcpy(a, from, n * sizeof(uint32_t));
+}
+
+size_t
+bloom_sort_unique_hashes(uint32_t *hashes, size_t n, uint32_t *scratch)
+{
+	size_t		i,
+				m;
+
+	if (n < 2)
+		return n;
+	sort_low_bits(hashes, n, 32, scratch);
+	m = 1;
+	for (i = 1; i < n; i++)
+		if (hashes[i] != hashes[m - 1])
+			hashes[m++] = hashes[i];
+	return m;
+}
+
+/*
+ * bloom_sort_unique_parts: one pass scatters the hashes by their top bits
+ * into out, in buckets small enough for the CPU's first caches (the count
+ * that places them is a read before it); each bucket is then sorted on its
+ * other bits where it lies, through tmp, and its distinct hashes moved down
+ * to follow the previous bucket's.  The buckets are disjoint ranges, so
+ * repeats can only be within one.  Two passes over memory, where a whole
+ * LSD sort makes five and needs scratch the input's size: the input is a
+ * worker's state of up to hundreds of MB, its scratch new pages.
+ *
+ * Hashes average at most this many a bucket (128 kB), so that a bucket and
+ * tmp stay in a second-level cache while the bucket is sorted (smaller
+ * buckets gain nothing; make gaps-bench times this sort against the whole
+ * LSD sort), and a quarter of tmp, so that a bucket nearly always fits tmp
+ * even with repeats or chance; one that does not is sorted in place
+ * (american_flag_sort, half as fast).
+ */
+#define BUCKET_TARGET	32768
+#define TOP_BITS_MAX	12
+
+/*
+ * An in-place MSD radix sort of hashes that are equal above bit shift + 8,
+ * on the 8 bits from shift (from 0 once shift is negative: the bits above
+ * the lowest 8 are then equal too).
+ */
+static void
+american_flag_sort(uint32_t *a, size_t n, int shift)
+{
+	size_t		count[RADIX_BUCKETS];
+	size_t		start[RADIX_BUCKETS];
+	size_t		next[RADIX_BUCKETS];
+	size_t		i,
+				sum = 0;
+	unsigned	b;
+
+	if (shift <= -RADIX_BITS)
+		return;					/* every bit used: all equal */
+	if (shift < 0)
+		shift = 0;
+	if (n < 32)
+	{
+		/* insertion sort: few hashes */
+		for (i = 1; i < n; i++)
+		{
+			uint32_t	v = a[i];
+			size_t		j = i;
+
+			for (; j > 0 && a[j - 1] > v; j--)
+				a[j] = a[j - 1];
+			a[j] = v;
+		}
+		return;
+	}
+	memset(count, 0, sizeof(count));
+	for (i = 0; i < n; i++)
+		count[(a[i] >> shift) & (RADIX_BUCKETS - 1)]++;
+	for (b = 0; b < RADIX_BUCKETS; b++)
+	{
+		start[b] = next[b] = sum;
+		sum += count[b];
+	}
+	/* each hash moved straight to its bucket's next free slot */
+	for (b = 0; b < RADIX_BUCKETS; b++)
+	{
+		size_t		end = start[b] + count[b];
+
+		while (next[b] < end)
+		{
+			uint32_t	v = a[next[b]];
+			unsigned	d = (v >> shift) & (RADIX_BUCKETS - 1);
+
+			while (d != b)
+			{
+				uint32_t	t = a[next[d]];
+
+				a[next[d]++] = v;
+				v = t;
+				d = (v >> shift) & (RADIX_BUCKETS - 1);
+			}
+			a[next[b]++] = v;
+		}
+	}
+	for (b = 0; b < RADIX_BUCKETS; b++)
+		american_flag_sort(a + start[b], count[b], shift - RADIX_BITS);
+}
+
+
+size_t
+bloom_sort_unique_parts(const uint32_t *const *parts, const size_t *lens,
+						size_t nparts, uint32_t *out, uint32_t *tmp,
+						size_t tmp_len)
+{
+	size_t		total = 0;
+	unsigned	top = 0;
+	unsigned	shift;
+	size_t		nbuckets;
+	size_t	   *next;
+	size_t		at = 0,
+				m = 0;
+	size_t		p,
+				i,
+				b;
+	size_t		bucket_start[(size_t) 1 << TOP_BITS_MAX];
+
+	for (p = 0; p < nparts; p++)
+		total += lens[p];
+	while (top < TOP_BITS_MAX && (total >> top) > BUCKET_TARGET)
+		top++;
+	nbuckets = (size_t) 1 << top;
+	shift = 32 - top;
+
+	/*
+	 * count, then scatter by the top bits (shifted as 64 bits: with no top
+	 * bits the shift is 32, and every hash lands in the one bucket)
+	 */
+	next = bucket_start;
+	memset(next, 0, nbuckets * sizeof(size_t));
+	for (p = 0; p < nparts; p++)
+		for (i = 0; i < lens[p]; i++)
+			next[(uint64_t) parts[p][i] >> shift]++;
+	for (b = 0; b < nbuckets; b++)
+	{
+		size_t		c = next[b];
+
+		next[b] = at;
+		at += c;
+	}
+	for (p = 0; p < nparts; p++)
+	{
+		const uint32_t *h = parts[p];
+
+		for (i = 0; i < lens[p]; i++)
+			out[next[(uint64_t) h[i] >> shift]++] = h[i];
+	}
+
+	/* next[b] is now the end of bucket b; each begins where the last ends */
+	at = 0;
+	for (b = 0; b < nbuckets; b++)
+	{
+		size_t		end = next[b];
+		size_t		n = end - at;
+		uint32_t   *a = out + at;
+
+		if (n <= tmp_len)
+			sort_low_bits(a, n, shift, tmp);
+		else
+			american_flag_sort(a, n, (int) shift - RADIX_BITS);
+		for (i = 0; i < n; i++)
+			if (m == 0 || a[i] != out[m - 1])
+				out[m++] = a[i];
+		at = end;
+	}
+	return m;
+}

@@ -1,0 +1,44 @@
+/*
+ * bloom_sort.h
+ *		Sorted sets of distinct 32-bit hashes, made from any hashes in time
+ *		linear in their number.  No PostgreSQL dependency.
+ *
+ * The filter's bits depend only on which hashes occur, so bloom_agg's state
+ * may keep each distinct hash once, sorted: that is what bloom_gaps.h
+ * codes, and what lets repeated keys cost no memory.
+ */
+#ifndef BLOOM_SORT_H
+#define BLOOM_SORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bloom_core.h"
+
+BLOOM_BEGIN_PRIVATE
+
+/*
+ * Sort n hashes and drop repeats, in place: the first (returned) count of
+ * hashes then increase strictly.  scratch holds n hashes.  Linear in n.
+ */
+extern size_t bloom_sort_unique_hashes(uint32_t *hashes, size_t n,
+									   uint32_t *scratch);
+
+/* Hashes of tmp that bloom_sort_unique_parts wants, at least. */
+#define BLOOM_SORT_TMP_MIN	((size_t) 1 << 17)
+
+/*
+ * The hashes of several arrays (parts[i] holding lens[i]), sorted into out
+ * (room for all of them) with repeats dropped; returns how many are left,
+ * strictly increasing.  The parts are only read.  tmp holds tmp_len >=
+ * BLOOM_SORT_TMP_MIN hashes: unlike bloom_sort_unique_hashes, no scratch
+ * as large as the input.  Linear in the hashes for any input.
+ */
+extern size_t bloom_sort_unique_parts(const uint32_t *const *parts,
+									  const size_t *lens, size_t nparts,
+									  uint32_t *out, uint32_t *tmp,
+									  size_t tmp_len);
+
+BLOOM_END_PRIVATE
+
+#endif							/* BLOOM_SORT_H */
