@@ -739,24 +739,42 @@ bloom_build_from_runs(uint8_t *filter, const bloom_geometry *geometry,
 
 		if (scratch_size > 0 && scratch == NULL)
 			return BLOOM_ERR_NO_MEMORY;
-		memset(filter, 0, geometry->filter_bytes - 1);
-		for (size_t r = 0; r < nruns; r++)
-		{
-			status = bloom_hash_run_decode(&runs[r]);
-			if (status != BLOOM_OK)
-			{
-				free(scratch);
-				return status;
-			}
-			bloom_build_from_hashes_scratch(filter, geometry, runs[r].hashes,
-											runs[r].n, scratch, scratch_size);
-		}
-		filter[geometry->filter_bytes - 1] = (uint8_t) geometry->k;
+		status = bloom_build_serially(filter, geometry, runs, nruns,
+									  scratch, scratch_size, NULL, NULL);
 		free(scratch);
-		return BLOOM_OK;
+		return status;
 	}
 	return bloom_build_from_runs_way(filter, geometry, runs, nruns, nthreads,
 									 BLOOM_FINAL_WAY_CHOSEN);
+}
+
+bloom_status
+bloom_build_serially(uint8_t *filter, const bloom_geometry *geometry,
+					 const bloom_hash_run *runs, size_t nruns,
+					 uint32_t *scratch, size_t scratch_size,
+					 void (*check) (void *arg), void *arg)
+{
+	memset(filter, 0, geometry->filter_bytes - 1);
+	for (size_t r = 0; r < nruns; r++)
+	{
+		bloom_status status = bloom_hash_run_decode(&runs[r]);
+
+		if (status != BLOOM_OK)
+			return status;
+		for (size_t done = 0; done < runs[r].n; done += BLOOM_SERIAL_CHECK_BATCH)
+		{
+			size_t		batch = runs[r].n - done;
+
+			if (check != NULL)
+				check(arg);
+			if (batch > BLOOM_SERIAL_CHECK_BATCH)
+				batch = BLOOM_SERIAL_CHECK_BATCH;
+			bloom_build_from_hashes_scratch(filter, geometry, runs[r].hashes + done,
+											batch, scratch, scratch_size);
+		}
+	}
+	filter[geometry->filter_bytes - 1] = (uint8_t) geometry->k;
+	return BLOOM_OK;
 }
 
 bloom_status

@@ -126,9 +126,31 @@ extern void bloom_final_cancel(bloom_final_job *job);
  */
 extern bloom_status bloom_final_finish(bloom_final_job *job);
 
+/* Hashes a serial build sets between two calls of its check. */
+#define BLOOM_SERIAL_CHECK_BATCH	((size_t) 1 << 18)
+
 /*
- * Start, wait and finish; nthreads 1 sets the bits on this thread.  Either
- * way the filter is zeroed first.
+ * The build on the calling thread: the filter (geometry->filter_bytes long)
+ * zeroed, the bits of every hash of the runs set (coded runs decoded
+ * first), and its k byte written, given scratch of scratch_size words from
+ * bloom_final_scratch_size (or NULL, 0).  check, if not NULL, is called
+ * with arg before every BLOOM_SERIAL_CHECK_BATCH hashes, so that a caller
+ * can stop a build over a billion keys: it may leave by longjmp, since the
+ * build holds nothing of its own.  Returns BLOOM_OK or a coded run's
+ * decoding status.
+ */
+extern bloom_status bloom_build_serially(uint8_t *filter,
+										 const bloom_geometry *geometry,
+										 const bloom_hash_run *runs,
+										 size_t nruns, uint32_t *scratch,
+										 size_t scratch_size,
+										 void (*check) (void *arg),
+										 void *arg);
+
+/*
+ * Start, wait and finish; nthreads 1 sets the bits on this thread
+ * (bloom_build_serially, its scratch allocated here).  Either way the
+ * filter is zeroed first.
  */
 extern bloom_status bloom_build_from_runs(uint8_t *filter,
 										  const bloom_geometry *geometry,

@@ -19,9 +19,6 @@
 #include "bloom_final.h"
 #include "bloom_pg.h"
 
-/* Hashes set between checks for a cancel, on one thread. */
-#define SERIAL_INTERRUPT_BATCH	(1 << 18)
-
 /* How long the backend waits for the threads between interrupt checks. */
 #define WAIT_MS		20
 
@@ -34,10 +31,19 @@ bloom_decode_state_run(const bloom_hash_run *run)
 		bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED, "bloom_agg_state value");
 }
 
+/* bloom_build_serially's check: a cancel or an error leaves by longjmp. */
+static void
+check_interrupts(void *arg)
+{
+	(void) arg;
+	CHECK_FOR_INTERRUPTS();
+}
+
 static void
 build_serially(uint8 *filter, const bloom_geometry *geometry,
 			   const bloom_hash_run *runs, int nruns, uint64 nhashes)
 {
+	bloom_status status;
 	uint32	   *scratch;
 	size_t		scratch_size;
 	MemoryContext scratch_context = NULL;
@@ -63,22 +69,12 @@ build_serially(uint8 *filter, const bloom_geometry *geometry,
 	else
 		scratch = NULL;
 
-	memset(filter, 0, geometry->filter_bytes - 1);
-	/* in batches, so that a cancel stops a final over a billion keys */
-	for (int r = 0; r < nruns; r++)
-	{
-		bloom_decode_state_run(&runs[r]);
-		for (size_t done = 0; done < runs[r].n; done += SERIAL_INTERRUPT_BATCH)
-		{
-			CHECK_FOR_INTERRUPTS();
-			bloom_build_from_hashes_scratch(filter, geometry, runs[r].hashes + done,
-											Min(runs[r].n - done, SERIAL_INTERRUPT_BATCH),
-											scratch, scratch_size);
-		}
-	}
+	status = bloom_build_serially(filter, geometry, runs, (size_t) nruns,
+								  scratch, scratch_size, check_interrupts, NULL);
+	if (status != BLOOM_OK)
+		bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED, "bloom_agg_state value");
 	if (scratch_context != NULL)
 		MemoryContextDelete(scratch_context);
-	filter[geometry->filter_bytes - 1] = (uint8) geometry->k;
 }
 
 void
