@@ -300,6 +300,36 @@ extern void bloom_set_positions(uint8_t *bit_array, const uint32_t *pos,
 								size_t n);
 
 /*
+ * Buckets of probe positions by region of a bit array, the way a large
+ * array is set with few cache misses (bloom_filter.c): the regions are
+ * 2^shift bits of the positions' range [0, mod_d), at least
+ * 2^BLOOM_REGION_SHIFT_MIN bits (256 kB) and as few as keep them at most
+ * max_regions.
+ */
+#define BLOOM_REGION_SHIFT_MIN	21
+extern unsigned bloom_region_shift(uint64_t mod_d, size_t max_regions);
+
+static inline size_t
+bloom_region_count(uint64_t mod_d, unsigned shift)
+{
+	return (size_t) ((mod_d - 1) >> shift) + 1;
+}
+
+/*
+ * Append the probe positions of hashes[from..n) to their regions' buckets
+ * (bucket r: cap positions from base + r * cap, its next free slot
+ * cursor[r]) until a bucket is full; returns the index of the first hash
+ * not wholly appended, n when every one was.  A hash cut short is appended
+ * again, whole, once the buckets are emptied: setting a bit twice changes
+ * nothing.  cap must be at least the probes of one hash.
+ */
+extern size_t bloom_bucket_positions(const bloom_prepared *p, unsigned shift,
+									 uint32_t *base, size_t cap,
+									 uint32_t **cursor,
+									 const uint32_t *hashes, size_t from,
+									 size_t n);
+
+/*
  * The same bits as bloom_prepared_set_hashes, with scratch_size words of
  * scratch (see bloom_filter.c); without enough scratch (NULL, 0) it is
  * bloom_prepared_set_hashes.

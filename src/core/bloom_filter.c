@@ -188,12 +188,12 @@ bloom_advise_huge_pages(void *area, size_t len)
  * back later, however they are prefetched: the memory, not the CPU, sets
  * the pace.  Instead, the probe positions are first appended to one of up
  * to SET_REGIONS_MAX buckets by region of the array (256 kB or more of
- * bits), and a full bucket is set at once: its region's cache lines are
- * fetched once and then take many bits each, so far fewer lines cross
- * from memory.  The bits are the same: setting bits commutes.
+ * bits), and when a bucket is full every bucket is set, a region at a time:
+ * its cache lines are fetched once and then take many bits each, so far
+ * fewer lines cross from memory.  The bits are the same: setting bits
+ * commutes.
  */
 #define SET_REGIONS_MAX		64
-#define SET_REGION_SHIFT_MIN 21 /* 2^21 bits = 256 kB */
 #define SET_SCRATCH_MIN		((size_t) 1 << 20)	/* 4 MB of positions */
 #define SET_SCRATCH_MAX		((size_t) 1 << 24)	/* 64 MB */
 #define SET_BUFFERED_MIN_BITS (UINT64_C(1) << 25)	/* 4 MB arrays */
@@ -237,64 +237,77 @@ bloom_set_positions(uint8_t *bit_array, const uint32_t *pos, size_t n)
 		bit_array[pos[j] >> 3] |= bit_mask[pos[j] & 7];
 }
 
+unsigned
+bloom_region_shift(uint64_t mod_d, size_t max_regions)
+{
+	unsigned	shift = BLOOM_REGION_SHIFT_MIN;
+
+	while (bloom_region_count(mod_d, shift) > max_regions)
+		shift++;
+	return shift;
+}
+
+size_t
+bloom_bucket_positions(const bloom_prepared *p, unsigned shift,
+					   uint32_t *base, size_t cap, uint32_t **cursor,
+					   const uint32_t *hashes, size_t from, size_t n)
+{
+	const uint64_t mod_m = p->mod_m;
+	const uint64_t mod_d = p->mod_d;
+	const unsigned k = p->k;
+	size_t		i;
+
+	for (i = from; i < n; i++)
+	{
+		uint32_t	h = hashes[i];
+		uint32_t	delta = bloom_probe_delta(h);
+
+		for (unsigned t = 0; t < k; t++)
+		{
+			uint32_t	bitpos = bloom_fastmod(h, mod_m, mod_d);
+			size_t		region = bitpos >> shift;
+			uint32_t   *c = cursor[region];
+
+			if (unlikely_core(c == base + (region + 1) * cap))
+				return i;
+			*c = bitpos;
+			cursor[region] = c + 1;
+			h += delta;
+		}
+	}
+	return n;
+}
+
 void
 bloom_prepared_set_hashes_buffered(const bloom_prepared *p, uint8_t *bit_array,
 								   const uint32_t *hashes, size_t nhashes,
 								   uint32_t *scratch, size_t scratch_size)
 {
 	uint32_t   *cursor[SET_REGIONS_MAX];
-	uint32_t   *limit[SET_REGIONS_MAX];
-	const uint64_t mod_m = p->mod_m;
-	const uint64_t mod_d = p->mod_d;
-	unsigned	shift = SET_REGION_SHIFT_MIN;
-	unsigned	k = p->k;
-	size_t		nregions,
-				cap,
-				i,
-				r;
+	unsigned	shift = bloom_region_shift(p->mod_d, SET_REGIONS_MAX);
+	size_t		nregions = bloom_region_count(p->mod_d, shift);
+	size_t		cap = scratch == NULL ? 0 : scratch_size / nregions;
+	size_t		i = 0;
 
-	/* positions are below mod_d: one bucket per region of that range */
-	while (((mod_d - 1) >> shift) + 1 > SET_REGIONS_MAX)
-		shift++;
-	nregions = (size_t) ((mod_d - 1) >> shift) + 1;
-	cap = scratch == NULL ? 0 : scratch_size / nregions;
-	if (nregions < 2 || cap < SET_MIN_BUCKET || k > BLOOM_MAX_K)
+	if (nregions < 2 || cap < SET_MIN_BUCKET || p->k > BLOOM_MAX_K)
 	{
 		/* too small to gain from it, or too little scratch */
 		bloom_prepared_set_hashes(p, bit_array, hashes, nhashes);
 		return;
 	}
 
-	for (r = 0; r < nregions; r++)
-	{
+	for (size_t r = 0; r < nregions; r++)
 		cursor[r] = scratch + r * cap;
-		limit[r] = cursor[r] + cap;
-	}
-	for (i = 0; i < nhashes; i++)
+	while (i < nhashes)
 	{
-		uint32_t	h = hashes[i];
-		uint32_t	delta = bloom_probe_delta(h);
-		unsigned	t;
-
-		for (t = 0; t < k; t++)
+		i = bloom_bucket_positions(p, shift, scratch, cap, cursor, hashes, i, nhashes);
+		for (size_t r = 0; r < nregions; r++)
 		{
-			uint32_t	bitpos = bloom_fastmod(h, mod_m, mod_d);
-			size_t		region = bitpos >> shift;
-			uint32_t   *c = cursor[region];
-
-			*c++ = bitpos;
-			if (unlikely_core(c == limit[region]))
-			{
-				c -= cap;
-				bloom_set_positions(bit_array, c, cap);
-			}
-			cursor[region] = c;
-			h += delta;
+			bloom_set_positions(bit_array, scratch + r * cap,
+								(size_t) (cursor[r] - (scratch + r * cap)));
+			cursor[r] = scratch + r * cap;
 		}
 	}
-	for (r = 0; r < nregions; r++)
-		bloom_set_positions(bit_array, scratch + r * cap,
-					  (size_t) (cursor[r] - (scratch + r * cap)));
 }
 
 void

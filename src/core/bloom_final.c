@@ -56,8 +56,7 @@
 #define THREADED_MIN_BITS	(UINT64_C(1) << 25)
 /* Hashes each thread should have at least. */
 #define THREADED_MIN_HASHES_PER_THREAD ((uint64_t) 1 << 18)
-/* Regions of at least 2^21 bits (256 kB), at most this many. */
-#define REGION_SHIFT_MIN	21
+/* Regions of at least 2^BLOOM_REGION_SHIFT_MIN bits, at most this many. */
 #define REGIONS_MAX			256
 /* Positions a bucket holds at least. */
 #define BUCKET_MIN			1024
@@ -310,42 +309,18 @@ claim(bloom_final_job *job, thread_state *ts)
 static void
 fill_buckets(bloom_final_job *job, thread_state *ts)
 {
-	const uint64_t mod_m = job->prepared.mod_m;
-	const uint64_t mod_d = job->prepared.mod_d;
-	const unsigned k = job->prepared.k;
-	const unsigned shift = job->shift;
-	uint32_t  **cursor = ts->cursor;
-	const size_t cap = job->cap;
-
 	for (;;)
 	{
-		const uint32_t *hashes;
-
 		if (ts->pos == ts->end && !claim(job, ts))
 		{
 			ts->exhausted = true;
 			return;
 		}
-		hashes = job->runs[ts->run].hashes;
-		while (ts->pos < ts->end)
-		{
-			uint32_t	h = hashes[ts->pos];
-			uint32_t	delta = bloom_probe_delta(h);
-
-			for (unsigned t = 0; t < k; t++)
-			{
-				uint32_t	bitpos = bloom_fastmod(h, mod_m, mod_d);
-				size_t		region = bitpos >> shift;
-				uint32_t   *c = cursor[region];
-
-				if (c == ts->buckets + (region + 1) * cap)
-					return;		/* full: this hash again next round */
-				*c = bitpos;
-				cursor[region] = c + 1;
-				h += delta;
-			}
-			ts->pos++;
-		}
+		ts->pos = bloom_bucket_positions(&job->prepared, job->shift, ts->buckets,
+										 job->cap, ts->cursor,
+										 job->runs[ts->run].hashes, ts->pos, ts->end);
+		if (ts->pos < ts->end)
+			return;				/* a bucket is full: this hash again next round */
 	}
 }
 
@@ -568,7 +543,6 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 	sigset_t	all,
 				old;
 	size_t		scratch;
-	unsigned	shift = REGION_SHIFT_MIN;
 	bloom_status status = BLOOM_OK;
 
 	if (nthreads < 2 || nthreads > BLOOM_MAX_FINAL_THREADS)
@@ -585,10 +559,8 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 		bloom_final_uses_copies(geometry, nthreads) : way == BLOOM_FINAL_WAY_COPIES;
 
 	/* positions are below mod_d: one bucket per region of that range */
-	while (((job->prepared.mod_d - 1) >> shift) + 1 > REGIONS_MAX)
-		shift++;
-	job->shift = shift;
-	job->nregions = (size_t) ((job->prepared.mod_d - 1) >> shift) + 1;
+	job->shift = bloom_region_shift(job->prepared.mod_d, REGIONS_MAX);
+	job->nregions = bloom_region_count(job->prepared.mod_d, job->shift);
 	/* the one-thread scratch, shared out: memory does not grow with threads */
 	scratch = bloom_set_scratch_size(geometry->bits);
 	job->cap = scratch / ((size_t) nthreads * job->nregions);
