@@ -69,45 +69,18 @@ const ExpandedObjectMethods bloom_agg_state_methods = {
  * Nothing here is pfree'd unless it was allocated in a state's own context
  * (an AllocSet): the caller's CurrentMemoryContext may not support pfree at
  * all (a sort's tuples, into which a state is flattened, live in a bump
- * context from PostgreSQL 17 on).
- *
- * Room for nhashes hashes after header bytes, freed by free_hashes.  Large
- * areas start on a huge page boundary (the allocation is a huge page larger,
- * whose unused pages are never touched) and are asked for in huge pages
- * before anything is written to them: only the aligned part of an area gets
- * huge pages, half of a 4 MB chunk otherwise, and where a first touch of a
- * 4 kB page is expensive (some virtual machines: make fault-cost measures
- * it) the faults of 10M keys' chunks are a large part of the aggregate's
- * time.  The allocation's own address is kept just before the header.
+ * context from PostgreSQL 17 on).  The areas of hashes come from
+ * bloom_alloc_hashes (bloom_pg.c).
  */
-static void *
-alloc_hashes(MemoryContext cxt, Size header, uint64 nhashes)
-{
-	Size		bytes = nhashes * sizeof(uint32);
-	Size		lead = MAXALIGN(sizeof(void *)) + MAXALIGN(header);
-	char	   *base = MemoryContextAllocExtended(cxt, lead + bloom_huge_page_slack(bytes) + bytes,
-												  MCXT_ALLOC_HUGE);
-	char	   *hashes = bloom_huge_page_start(base + lead, bytes);
-	char	   *start = hashes - MAXALIGN(header);
 
-	((void **) start)[-1] = base;
-	return start;
-}
-
-static void
-free_hashes(void *area)
-{
-	pfree(((void **) area)[-1]);
-}
-
-/* the hashes of a chunk are where alloc_hashes aligns them */
+/* the hashes of a chunk are where bloom_alloc_hashes aligns them */
 StaticAssertDecl(offsetof(BloomAggChunk, hashes) % MAXIMUM_ALIGNOF == 0,
 				 "a chunk's hashes must follow its MAXALIGNed header");
 
 static BloomAggChunk *
 new_chunk(MemoryContext cxt, uint64 capacity)
 {
-	BloomAggChunk *chunk = alloc_hashes(cxt, offsetof(BloomAggChunk, hashes),
+	BloomAggChunk *chunk = bloom_alloc_hashes(cxt, offsetof(BloomAggChunk, hashes),
 										capacity);
 
 	chunk->next = NULL;
@@ -158,9 +131,9 @@ scratch_for(BloomAggState *state, uint64 nhashes)
 	if (state->scratch_capacity < nhashes)
 	{
 		if (state->scratch != NULL)
-			free_hashes(state->scratch);
+			bloom_free_hashes(state->scratch);
 		state->scratch = NULL;
-		state->scratch = alloc_hashes(state->hdr.eoh_context, 0, nhashes);
+		state->scratch = bloom_alloc_hashes(state->hdr.eoh_context, 0, nhashes);
 		state->scratch_capacity = nhashes;
 	}
 	return state->scratch;
@@ -172,7 +145,7 @@ trim_scratch(BloomAggState *state)
 {
 	if (state->scratch_capacity > 2 * BLOOM_AGG_BUFFER_MAX)
 	{
-		free_hashes(state->scratch);
+		bloom_free_hashes(state->scratch);
 		state->scratch = NULL;
 		state->scratch_capacity = 0;
 	}
@@ -276,7 +249,7 @@ sort_into_run(BloomAggState *state, const bloom_hash_run *parts, int nparts,
 	}
 	Assert(at == total);
 	ndistinct = bloom_sort_unique_hashes(scratch, total, scratch + total);
-	run = alloc_hashes(state->hdr.eoh_context, offsetof(BloomAggRun, hashes),
+	run = bloom_alloc_hashes(state->hdr.eoh_context, offsetof(BloomAggRun, hashes),
 					   ndistinct);
 	run->next = NULL;
 	run->nhashes = run->capacity = ndistinct;
@@ -395,7 +368,7 @@ flush_buffer(BloomAggState *state)
 		for (chunk = state->first; chunk != NULL; chunk = next)
 		{
 			next = chunk->next;
-			free_hashes(chunk);
+			bloom_free_hashes(chunk);
 		}
 		state->first = state->last =
 			new_chunk(state->hdr.eoh_context, BLOOM_AGG_BUFFER_MAX);
@@ -422,7 +395,7 @@ merge_runs(BloomAggState *state)
 	for (run = state->runs; run != NULL; run = next)
 	{
 		next = run->next;
-		free_hashes(run);
+		bloom_free_hashes(run);
 	}
 	/* the sketch is that of the same hashes */
 	merged->next = NULL;
@@ -488,7 +461,7 @@ append_hashes(BloomAggState *state, const uint32 *hashes, uint64 nhashes)
 
 /*
  * The distinct hashes of every run and chunk, sorted, into a new area
- * (freed by free_hashes) that *ndistinct of them fill: what the flat form
+ * (freed by bloom_free_hashes) that *ndistinct of them fill: what the flat form
  * codes.  Sorted from where they lie, through a small tmp, into an area
  * the size of their count: merging them into one run first (the
  * buffer's sort) took twice that in scratch and a copy of it, new pages
@@ -523,7 +496,7 @@ sorted_distinct_hashes(BloomAggState *state, uint64 *ndistinct)
 			parts[n] = run->hashes;
 			continue;
 		}
-		decoded[n] = alloc_hashes(state->hdr.eoh_context, 0, Max(run->nhashes, 1));
+		decoded[n] = bloom_alloc_hashes(state->hdr.eoh_context, 0, Max(run->nhashes, 1));
 		run_as_hash_run(run, &coded, decoded[n]);
 		bloom_decode_state_run(&coded);
 		parts[n] = decoded[n];
@@ -533,14 +506,14 @@ sorted_distinct_hashes(BloomAggState *state, uint64 *ndistinct)
 		parts[n] = chunk->hashes;
 		lens[n] = chunk->nhashes;
 	}
-	out = alloc_hashes(state->hdr.eoh_context, 0,
+	out = bloom_alloc_hashes(state->hdr.eoh_context, 0,
 					   Max(state->nrun_hashes + state->nbuffered, 1));
 	*ndistinct = bloom_sort_unique_parts(parts, lens, nparts, out,
 										 scratch_for(state, BLOOM_SORT_TMP_MIN),
 										 BLOOM_SORT_TMP_MIN);
 	for (n = 0; n < nparts; n++)
 		if (decoded[n] != NULL)
-			free_hashes(decoded[n]);
+			bloom_free_hashes(decoded[n]);
 	pfree(decoded);
 	pfree(lens);
 	pfree(parts);
@@ -598,7 +571,7 @@ make_flat(BloomAggState *state)
 							   state->nkeys, hashes, ndistinct);
 	check_flat_size(len, ndistinct);
 	if (sorted != NULL)
-		free_hashes(sorted);
+		bloom_free_hashes(sorted);
 	state->flat_size = VARHDRSZ + len;
 	state->flat_nkeys = state->nkeys;
 }
@@ -647,7 +620,7 @@ read_hashes(const uint8 *bytes, const bloom_state_header *header,
 	bloom_status status;
 
 	/* bloom_state_check bounded the count by the bytes it came in */
-	area = alloc_hashes(cxt, prefix, Max(header->nhashes, 1));
+	area = bloom_alloc_hashes(cxt, prefix, Max(header->nhashes, 1));
 	status = bloom_state_read_hashes(bytes, header,
 									 (uint32 *) ((char *) area + prefix));
 	if (status != BLOOM_OK)
@@ -709,7 +682,7 @@ detoasted_flat(Datum d, bloom_state_header *header)
 static uint32 *
 decode_room(uint64 nhashes)
 {
-	return alloc_hashes(CurrentMemoryContext, 0, Max(nhashes, 1));
+	return bloom_alloc_hashes(CurrentMemoryContext, 0, Max(nhashes, 1));
 }
 
 void
@@ -792,7 +765,7 @@ bloom_agg_state_absorb(BloomAggState *state, Datum other)
 		for (run = expanded->runs; run != NULL; run = run->next)
 		{
 			uint64		words = run->coded ? (run->code_len + 3) / 4 : run->nhashes;
-			BloomAggRun *copy = alloc_hashes(state->hdr.eoh_context,
+			BloomAggRun *copy = bloom_alloc_hashes(state->hdr.eoh_context,
 											 offsetof(BloomAggRun, hashes),
 											 words);
 
@@ -848,7 +821,7 @@ bloom_agg_state_absorb(BloomAggState *state, Datum other)
 			if (status != BLOOM_OK)
 				bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED,
 									 "bloom_agg_state value");
-			run = alloc_hashes(state->hdr.eoh_context, offsetof(BloomAggRun, hashes),
+			run = bloom_alloc_hashes(state->hdr.eoh_context, offsetof(BloomAggRun, hashes),
 							   (header.payload_len + 3) / 4);
 			run->nhashes = header.nhashes;
 			run->capacity = (header.payload_len + 3) / 4;
@@ -870,7 +843,7 @@ bloom_agg_state_absorb(BloomAggState *state, Datum other)
 										 state->hdr.eoh_context, 0);
 
 		append_hashes(state, hashes, header.nhashes);
-		free_hashes(hashes);
+		bloom_free_hashes(hashes);
 	}
 #endif
 }

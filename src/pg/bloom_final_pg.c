@@ -58,16 +58,8 @@ build_serially(uint8 *filter, const bloom_geometry *geometry,
 		scratch_context = AllocSetContextCreate(CurrentMemoryContext,
 												"bloom_agg final scratch",
 												ALLOCSET_DEFAULT_SIZES);
-	if (scratch_size > 0)
-	{
-		Size		bytes = scratch_size * sizeof(uint32);
-
-		scratch = bloom_huge_page_start(MemoryContextAlloc(scratch_context,
-														   bytes + bloom_huge_page_slack(bytes)),
-										bytes);
-	}
-	else
-		scratch = NULL;
+	scratch = scratch_size > 0 ?
+		bloom_alloc_hashes(scratch_context, 0, scratch_size) : NULL;
 
 	status = bloom_build_serially(filter, geometry, runs, (size_t) nruns,
 								  scratch, scratch_size, check_interrupts, NULL);

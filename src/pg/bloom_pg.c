@@ -115,3 +115,33 @@ bloom_new_empty_filter(const bloom_geometry *geometry)
 	memset(VARDATA(result), 0, geometry->filter_bytes - 1);
 	return result;
 }
+
+/*
+ * Large areas start on a huge page boundary (the allocation is a huge page
+ * larger, whose unused pages are never touched) and are asked for in huge
+ * pages before anything is written to them: only the aligned part of an
+ * area gets huge pages, half of a 4 MB chunk otherwise, and where a first
+ * touch of a 4 kB page is expensive (some virtual machines: make
+ * fault-cost measures it) the faults of 10M keys' hashes are a large part
+ * of an aggregate's time.  The allocation's own address is kept just
+ * before the header.
+ */
+void *
+bloom_alloc_hashes(MemoryContext cxt, Size header, uint64 nhashes)
+{
+	Size		bytes = nhashes * sizeof(uint32);
+	Size		lead = MAXALIGN(sizeof(void *)) + MAXALIGN(header);
+	char	   *base = MemoryContextAllocExtended(cxt, lead + bloom_huge_page_slack(bytes) + bytes,
+												  MCXT_ALLOC_HUGE);
+	char	   *hashes = bloom_huge_page_start(base + lead, bytes);
+	char	   *start = hashes - MAXALIGN(header);
+
+	((void **) start)[-1] = base;
+	return start;
+}
+
+void
+bloom_free_hashes(void *area)
+{
+	pfree(((void **) area)[-1]);
+}

@@ -63,6 +63,15 @@ extern void bloom_check_key_count(const char *argname, int64 keys);
 extern void bloom_value_geometry(uint64 nkeys, int64 bits_per_key,
 								 bloom_geometry *geometry);
 
+/*
+ * Room in cxt for nhashes 32-bit hashes after header bytes (MAXALIGNed),
+ * the hashes on huge pages when they are many; freed by bloom_free_hashes.
+ * The one way the glue allocates large areas of hashes: a state's chunks
+ * and runs, and the final's scratch.
+ */
+extern void *bloom_alloc_hashes(MemoryContext cxt, Size header, uint64 nhashes);
+extern void bloom_free_hashes(void *area);
+
 /* A new filter value of that geometry: no bit set, the k byte last. */
 extern bytea *bloom_new_empty_filter(const bloom_geometry *geometry);
 
