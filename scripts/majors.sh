@@ -6,7 +6,7 @@
 #   bf_major_suite N            the Debian suite that carries PostgreSQL N
 #                               (experimental: sid with that major's
 #                               packages from experimental)
-#   bf_apt_mirror               the Debian mirror this machine's apt uses
+#   bf_apt_mirror               the Debian mirror the host's apt uses
 #   bf_chroot_ensure VAR N KIND a cached chroot for major N, KIND "build"
 #                               (server, headers, compiler, debhelper) or
 #                               "run" (the server alone); its path in VAR.
