@@ -8,10 +8,18 @@
 #
 #   bench/final_bench.sh                 10,000,000 md5 keys, 5 rounds
 #   bench/final_bench.sh --quick         200,000 keys, 1 round (a smoke test)
-#   bench/final_bench.sh --scaling       time and speed-up of bloom_agg and
-#                                        count(k) for 0, 1, 2, 4, 8 and 15
-#                                        workers (those the machine allows)
+#   bench/final_bench.sh --scaling       time and speed-up of count(k),
+#                                        hll_add_agg, bloom_agg and
+#                                        bloom_agg_partial for 0, 1, 2, 4, 8
+#                                        and 15 workers (those the machine
+#                                        allows)
 #   options: --keys N, --reps R, --no-build
+#
+# With PG_CONFIG (or PGBIN) naming a PostgreSQL of its own, such as the
+# benchmarks' kit on a machine with no package archive, it runs that one
+# and installs no package; --no-build then uses the extension (and hll)
+# already installed there:
+#   PG_CONFIG=/opt/pgdev/bin/pg_config bench/final_bench.sh --scaling --keys 100000000 --no-build
 #
 # Tables:
 #   1. serial: count(k), bloom_agg(k, 10) with bloomfilter.max_final_threads
@@ -224,21 +232,30 @@ if [ -n "$scaling" ]; then
 			set_w="SET max_parallel_workers_per_gather = $w; SET parallel_setup_cost = 0; SET min_parallel_table_scan_size = 0;"
 			warm "bloom_agg|$w" "$set_w" "SELECT length(bloom_agg(k, 10)::bytea) FROM k;"
 			warm "count|$w" "$set_w" "SELECT count(k) FROM k;"
+			[ -z "$HLL" ] || warm "hll|$w" "$set_w" "SELECT hll_cardinality(hll_add_agg(hll_hash_text(k))) FROM k;"
+			# the two-phase state as a shard sends it: flattened
+			warm "partial|$w" "$set_w" "SELECT pg_column_size(bloom_agg_partial(k, 10)) FROM k;"
 		done
 	done
 	{
 		echo
 		echo "#### Scaling over parallel workers, $KEYS keys, ms (median of $REPS)"
 		echo
-		echo "| workers | bloom_agg | speed-up | count(k) | speed-up |"
-		echo "|---|---|---|---|---|"
+		echo "| workers | count(k) | speed-up | hll_add_agg | bloom_agg | speed-up | bloom_agg / hll | bloom_agg_partial | partial / bloom_agg |"
+		echo "|---|---|---|---|---|---|---|---|---|"
 		awk -F'|' '{ print $1 "/" $2 "|" $3 }' "$WORK/times" | bench_stats | awk -F'|' '{ split($1, a, "/"); print a[2] "|" a[1] "|" $2 }' | sort -t'|' -k1,1n |
 			awk -F'|' '
+				function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
 				{ t[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
 				END {
 					for (i = 1; i <= n; i++) {
 						w = order[i]
-						printf "| %s | %s | %.2f | %s | %.2f |\n", w, t[w, "bloom_agg"], t[0, "bloom_agg"] / t[w, "bloom_agg"], t[w, "count"], t[0, "count"] / t[w, "count"]
+						printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w,
+							t[w, "count"], ratio(t[0, "count"], t[w, "count"]),
+							((w, "hll") in t) ? t[w, "hll"] : "-",
+							t[w, "bloom_agg"], ratio(t[0, "bloom_agg"], t[w, "bloom_agg"]),
+							ratio(t[w, "bloom_agg"], t[w, "hll"]),
+							t[w, "partial"], ratio(t[w, "partial"], t[w, "bloom_agg"])
 					}
 				}'
 		[ "${#skipped[@]}" -eq 0 ] || echo "skipped worker counts: ${skipped[*]} (the machine has $CORES cores; counts above twice that only measure contention)"

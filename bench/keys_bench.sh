@@ -72,7 +72,7 @@ STAMP=$(date -u +%Y%m%d-%H%M%S)
 
 # ---- build, install, cluster ----------------------------------------------
 
-bf_ensure_deps --bench
+bench_ensure_deps --bench
 bench_prepare "$BUILD"
 bf_cluster_start
 

@@ -40,8 +40,15 @@ bf_pg_config() {
 	fi
 }
 
+# The server binaries: PGBIN if set, else those of PG_CONFIG if set (a
+# PostgreSQL built elsewhere, such as the benchmarks' kit), else the
+# major's Debian ones.
 bf_pg_bindir() {
-	if [ -x "/usr/lib/postgresql/$BF_PG_MAJOR/bin/pg_ctl" ]; then
+	if [ -n "${PGBIN:-}" ]; then
+		printf '%s\n' "$PGBIN"
+	elif [ -n "${PG_CONFIG:-}" ]; then
+		"$PG_CONFIG" --bindir
+	elif [ -x "/usr/lib/postgresql/$BF_PG_MAJOR/bin/pg_ctl" ]; then
 		printf '%s\n' "/usr/lib/postgresql/$BF_PG_MAJOR/bin"
 	else
 		"$(bf_pg_config)" --bindir

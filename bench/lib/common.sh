@@ -261,9 +261,21 @@ bench_build_install() {
 	fi
 }
 
+# shellcheck disable=SC2120 # bench_prepare passes none; keys_bench.sh some
+# bench_ensure_deps ARG...: bf_ensure_deps, unless PG_CONFIG or PGBIN names
+# a PostgreSQL of its own (the benchmarks' kit, on a machine with no package
+# archive): then nothing is installed, and what it lacks is its to bring.
+bench_ensure_deps() {
+	if [ -n "${PG_CONFIG:-}${PGBIN:-}" ]; then
+		bf_log "using the PostgreSQL of ${PGBIN:-$PG_CONFIG}: installing no package"
+		return 0
+	fi
+	bf_ensure_deps "$@"
+}
+
 bench_prepare() {
 	# shellcheck disable=SC2119 # no --leveldb: the benchmarks need no LevelDB
-	bf_ensure_deps
+	bench_ensure_deps
 	bf_mktemp_dir WORK
 	if [ -n "$1" ]; then
 		bench_build_install "$WORK/build.log"
