@@ -402,7 +402,9 @@ CREATE OPERATOR ~> (
 	COMMUTATOR = <~
 );
 
-CREATE FUNCTION bloom_add(bloomfilter, anyelement) RETURNS bloomfilter
+-- anynonarray: an array of a type that becomes a key array (varchar[],
+-- an array of a domain over text) keeps resolving to that key array
+CREATE FUNCTION bloom_add(bloomfilter, anynonarray) RETURNS bloomfilter
 	AS 'MODULE_PATHNAME', 'bloom_unsupported_key' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
 	SUPPORT bloom_unsupported_key_support;
 
@@ -419,4 +421,4 @@ COMMENT ON FUNCTION bloom_may_contain(anyelement, bloomfilter) IS 'a key of anot
 COMMENT ON FUNCTION bloom_may_contain(bloomfilter, anyelement) IS 'a key of another type: an error naming the key types and bloom_key';
 COMMENT ON OPERATOR <~ (anyelement, bloomfilter) IS 'a key of another type: an error naming the key types and bloom_key';
 COMMENT ON OPERATOR ~> (bloomfilter, anyelement) IS 'a key of another type: an error naming the key types and bloom_key';
-COMMENT ON FUNCTION bloom_add(bloomfilter, anyelement) IS 'a key of another type: an error naming the key types and bloom_key';
+COMMENT ON FUNCTION bloom_add(bloomfilter, anynonarray) IS 'a key of another type: an error naming the key types and bloom_key';

@@ -304,9 +304,10 @@ report_unsupported_key(Oid type)
 }
 
 /*
- * The type of the key in a call of one of the catch-all functions: the
- * argument declared anyelement, whose actual type is exprType of args'
- * element there (or, at run time, get_fn_expr_argtype).
+ * The position of the key in a call of one of the catch-all functions: the
+ * argument declared anyelement or anynonarray, whose actual type is
+ * exprType of the call's argument there (or, at run time,
+ * get_fn_expr_argtype).
  */
 static int
 key_position(Oid funcid)
@@ -317,9 +318,9 @@ key_position(Oid funcid)
 
 	get_func_signature(funcid, &argtypes, &nargs);
 	for (i = 0; i < nargs; i++)
-		if (argtypes[i] == ANYELEMENTOID)
+		if (argtypes[i] == ANYELEMENTOID || argtypes[i] == ANYNONARRAYOID)
 			return i;
-	elog(ERROR, "bloom_unsupported_key: function %u has no anyelement argument", funcid);
+	elog(ERROR, "bloom_unsupported_key: function %u has no polymorphic key argument", funcid);
 	pg_unreachable();
 }
 

@@ -14,6 +14,7 @@
 
 #include "catalog/pg_type.h"
 #include "utils/array.h"
+#include "utils/lsyscache.h"
 
 #include "bloom_key_arg.h"
 #include "bloom_pg.h"
@@ -36,7 +37,11 @@ bloom_empty(PG_FUNCTION_ARGS)
 	PG_RETURN_BYTEA_P(bloom_new_empty_filter(&geometry));
 }
 
-/* The hash of an array element of type elemtype, one of the key types. */
+/*
+ * The hash of an array element of type elemtype: one of the key types, or
+ * a type that reached text[] or bytea[] as its binary-compatible array
+ * (varchar[]), whose elements are text's.
+ */
 static inline uint32
 element_hash(Oid elemtype, Datum element)
 {
@@ -50,13 +55,9 @@ element_hash(Oid elemtype, Datum element)
 			return bloom_int_key_hash(DatumGetInt64(element));
 		case UUIDOID:
 			return bloom_uuid_key_hash(DatumGetUUIDP(element)->data);
-		case TEXTOID:
-		case BYTEAOID:
+		default:
 			/* an array holds its elements inline, never compressed */
 			return bloom_varlena_key_hash((struct varlena *) DatumGetPointer(element));
-		default:
-			elog(ERROR, "bloom_add: arrays of type %u are not key arrays", elemtype);
-			pg_unreachable();
 	}
 }
 
@@ -78,6 +79,11 @@ bloom_add_array(PG_FUNCTION_ARGS)
 	ArrayIterator it;
 	Datum		element;
 	bool		isnull;
+
+	/* the SQL functions are declared for key arrays alone */
+	if (!(elemtype == INT2OID || elemtype == INT4OID || elemtype == INT8OID ||
+		  elemtype == UUIDOID || get_typlen(elemtype) == -1))
+		elog(ERROR, "bloom_add: arrays of type %u are not key arrays", elemtype);
 
 	result = (bytea *) palloc(VARHDRSZ + len);
 	SET_VARSIZE(result, VARHDRSZ + len);
