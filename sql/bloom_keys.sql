@@ -177,8 +177,11 @@ SELECT 1.5 <~ bloom_empty(1, 10);
 SELECT bloom_empty(1, 10) ~> 1.5;
 SELECT bloom_add(bloom_empty(1, 10), 1.5);
 -- (an array of another type is PostgreSQL's own "does not exist": a
--- catch-all for arrays would make varchar[] ambiguous)
+-- catch-all for arrays would make varchar[] ambiguous); only its SQLSTATE
+-- is shown, as PostgreSQL 19 words that message differently
+\set VERBOSITY sqlstate
 SELECT bloom_add(bloom_empty(1, 10), ARRAY[1.5]);
+\set VERBOSITY default
 -- caught when the query is planned, before any row
 SELECT 1 FROM generate_series(1, 0) x WHERE x::float8 <~ bloom_empty(1, 10);
 \set VERBOSITY terse
