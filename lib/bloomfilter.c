@@ -1,0 +1,574 @@
+/*
+ * bloomfilter.c
+ *		libbloomfilter: the public face of the core in src/core.
+ *
+ * Every byte and answer comes from the same core the PostgreSQL extension
+ * calls; this file only gives it stable names, checks what arrives from
+ * outside, and owns memory with malloc.  The core's own symbols are hidden
+ * (bloom_core.h), so a program that links this library and another copy
+ * of the core, or loads the extension, gets no clash.
+ */
+#include "bloomfilter.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bloom_core.h"
+#include "bloom_keys.h"
+#include "bloom_scheme.h"
+#include "bloom_setops.h"
+#include "bloom_stats.h"
+
+/* The smallest allocation a builder's hash array grows from. */
+#define BUILDER_INITIAL_HASHES	1024
+
+struct bloomfilter_builder
+{
+	int			bits_per_key;
+	uint32_t   *hashes;
+	size_t		count;
+	size_t		capacity;
+};
+
+const char *
+bloomfilter_version(void)
+{
+	return BLOOMFILTER_VERSION;
+}
+
+const char *
+bloomfilter_strerror(int error)
+{
+	switch ((bloomfilter_error) error)
+	{
+		case BLOOMFILTER_OK:
+			return "No error.";
+		case BLOOMFILTER_ERR_ARGUMENT:
+			return "An argument was NULL or out of range: bits_per_key must not be negative.";
+		case BLOOMFILTER_ERR_TOO_LARGE:
+			return "The filter or key would be larger than this machine can address.";
+		case BLOOMFILTER_ERR_NO_MEMORY:
+			return "Memory could not be allocated.";
+		case BLOOMFILTER_ERR_TOO_SHORT:
+			return bloom_status_message(BLOOM_ERR_FILTER_TOO_SHORT);
+		case BLOOMFILTER_ERR_K_ZERO:
+			return bloom_status_message(BLOOM_ERR_K_ZERO);
+		case BLOOMFILTER_ERR_K_RESERVED:
+			return bloom_status_message(BLOOM_ERR_K_RESERVED);
+		case BLOOMFILTER_ERR_HEX_PREFIX:
+			return bloom_status_message(BLOOM_ERR_HEX_PREFIX);
+		case BLOOMFILTER_ERR_HEX_ODD:
+			return bloom_status_message(BLOOM_ERR_HEX_ODD);
+		case BLOOMFILTER_ERR_HEX_DIGIT:
+			return bloom_status_message(BLOOM_ERR_HEX_DIGIT);
+		case BLOOMFILTER_ERR_GEOMETRY:
+			return "Filters can be combined only when they have the same size and the same k.";
+	}
+	return "Unknown error.";
+}
+
+void
+bloomfilter_free(void *memory)
+{
+	free(memory);
+}
+
+/* The public code of a core status the functions here can meet. */
+static int
+from_status(bloom_status status)
+{
+	switch (status)
+	{
+		case BLOOM_OK:
+			return BLOOMFILTER_OK;
+		case BLOOM_ERR_FILTER_TOO_SHORT:
+			return BLOOMFILTER_ERR_TOO_SHORT;
+		case BLOOM_ERR_K_ZERO:
+			return BLOOMFILTER_ERR_K_ZERO;
+		case BLOOM_ERR_K_RESERVED:
+			return BLOOMFILTER_ERR_K_RESERVED;
+		case BLOOM_ERR_HEX_PREFIX:
+			return BLOOMFILTER_ERR_HEX_PREFIX;
+		case BLOOM_ERR_HEX_ODD:
+			return BLOOMFILTER_ERR_HEX_ODD;
+		case BLOOM_ERR_HEX_DIGIT:
+			return BLOOMFILTER_ERR_HEX_DIGIT;
+		case BLOOM_ERR_NEGATIVE_BITS_PER_KEY:
+			return BLOOMFILTER_ERR_ARGUMENT;
+		case BLOOM_ERR_SIZE_OVERFLOW:
+			return BLOOMFILTER_ERR_TOO_LARGE;
+		case BLOOM_ERR_NO_MEMORY:
+			return BLOOMFILTER_ERR_NO_MEMORY;
+		default:
+			/* aggregate-state and thread statuses never arise here */
+			return BLOOMFILTER_ERR_ARGUMENT;
+	}
+}
+
+/* ---- keys ---- */
+
+void
+bloomfilter_int64_key(int64_t value, uint8_t out[BLOOMFILTER_INT64_KEY_BYTES])
+{
+	bloom_int_key_bytes(value, out);
+}
+
+size_t
+bloomfilter_key_size(const bloomfilter_field *fields, size_t nfields)
+{
+	size_t		size = 0;
+	size_t		i;
+
+	if (fields == NULL || nfields == 0)
+		return 0;
+	for (i = 0; i < nfields; i++)
+	{
+		size_t		field = BLOOM_FIELD_HEADER_BYTES;
+
+		if (fields[i].bytes != NULL)
+		{
+			if (fields[i].len > BLOOM_FIELD_MAX_BYTES)
+				return 0;
+			field += fields[i].len;
+		}
+		if (size > SIZE_MAX - field)
+			return 0;
+		size += field;
+	}
+	return size;
+}
+
+size_t
+bloomfilter_compose_key(const bloomfilter_field *fields, size_t nfields,
+						uint8_t *out)
+{
+	size_t		size = bloomfilter_key_size(fields, nfields);
+	size_t		at = 0;
+	size_t		i;
+
+	if (size == 0 || out == NULL)
+		return 0;
+	for (i = 0; i < nfields; i++)
+	{
+		if (fields[i].bytes == NULL)
+			at += bloom_put_null_field(out + at);
+		else
+			at += bloom_put_field(out + at, fields[i].bytes,
+								  (uint32_t) fields[i].len);
+	}
+	return at;
+}
+
+uint32_t
+bloomfilter_hash(const void *key, size_t len)
+{
+	return bloom_key_hash(key, len);
+}
+
+uint32_t
+bloomfilter_hash_int64(int64_t value)
+{
+	return bloom_int_key_hash(value);
+}
+
+uint32_t
+bloomfilter_hash_uuid(const uint8_t uuid[BLOOMFILTER_UUID_KEY_BYTES])
+{
+	return bloom_uuid_key_hash(uuid);
+}
+
+/* ---- building ---- */
+
+int
+bloomfilter_builder_new(int bits_per_key, bloomfilter_builder **builder)
+{
+	bloomfilter_builder *b;
+
+	if (builder == NULL)
+		return BLOOMFILTER_ERR_ARGUMENT;
+	*builder = NULL;
+	if (bits_per_key < 0)
+		return BLOOMFILTER_ERR_ARGUMENT;
+	b = calloc(1, sizeof(*b));
+	if (b == NULL)
+		return BLOOMFILTER_ERR_NO_MEMORY;
+	b->bits_per_key = bits_per_key;
+	*builder = b;
+	return BLOOMFILTER_OK;
+}
+
+int
+bloomfilter_builder_add_hash(bloomfilter_builder *builder, uint32_t hash)
+{
+	if (builder == NULL)
+		return BLOOMFILTER_ERR_ARGUMENT;
+	if (builder->count == builder->capacity)
+	{
+		size_t		capacity = builder->capacity == 0 ?
+			BUILDER_INITIAL_HASHES : builder->capacity;
+		uint32_t   *grown;
+
+		if (builder->capacity != 0)
+		{
+			if (capacity > SIZE_MAX / 2 / sizeof(uint32_t))
+				return BLOOMFILTER_ERR_TOO_LARGE;
+			capacity *= 2;
+		}
+		grown = realloc(builder->hashes, capacity * sizeof(uint32_t));
+		if (grown == NULL)
+			return BLOOMFILTER_ERR_NO_MEMORY;
+		builder->hashes = grown;
+		builder->capacity = capacity;
+	}
+	builder->hashes[builder->count++] = hash;
+	return BLOOMFILTER_OK;
+}
+
+int
+bloomfilter_builder_add(bloomfilter_builder *builder, const void *key,
+						size_t len)
+{
+	if (key == NULL && len > 0)
+		return BLOOMFILTER_ERR_ARGUMENT;
+	return bloomfilter_builder_add_hash(builder, bloom_key_hash(key, len));
+}
+
+int
+bloomfilter_builder_add_int64(bloomfilter_builder *builder, int64_t value)
+{
+	return bloomfilter_builder_add_hash(builder, bloom_int_key_hash(value));
+}
+
+int
+bloomfilter_builder_add_uuid(bloomfilter_builder *builder,
+							 const uint8_t uuid[BLOOMFILTER_UUID_KEY_BYTES])
+{
+	if (uuid == NULL)
+		return BLOOMFILTER_ERR_ARGUMENT;
+	return bloomfilter_builder_add_hash(builder, bloom_uuid_key_hash(uuid));
+}
+
+uint64_t
+bloomfilter_builder_count(const bloomfilter_builder *builder)
+{
+	return builder == NULL ? 0 : (uint64_t) builder->count;
+}
+
+int
+bloomfilter_builder_finish(bloomfilter_builder *builder, uint8_t **filter,
+						   size_t *len)
+{
+	bloom_geometry geometry;
+	bloom_status status;
+	uint8_t    *bytes;
+	uint32_t   *scratch;
+	size_t		scratch_words;
+
+	if (builder == NULL || filter == NULL || len == NULL)
+		return BLOOMFILTER_ERR_ARGUMENT;
+	*filter = NULL;
+	*len = 0;
+	status = bloom_geometry_for(builder->count, builder->bits_per_key,
+								&geometry);
+	if (status != BLOOM_OK)
+		return from_status(status);
+	if (geometry.filter_bytes > SIZE_MAX)
+		return BLOOMFILTER_ERR_TOO_LARGE;
+	bytes = calloc(1, (size_t) geometry.filter_bytes);
+	if (bytes == NULL)
+		return BLOOMFILTER_ERR_NO_MEMORY;
+
+	/* the scratch only speeds a large filter up: go without it if need be */
+	scratch_words = bloom_set_scratch_size(geometry.bits);
+	scratch = scratch_words > 0 ? malloc(scratch_words * sizeof(uint32_t)) : NULL;
+	if (scratch == NULL)
+		scratch_words = 0;
+	bloom_build_from_hashes_scratch(bytes, &geometry, builder->hashes,
+									builder->count, scratch, scratch_words);
+	free(scratch);
+
+	builder->count = 0;
+	*filter = bytes;
+	*len = (size_t) geometry.filter_bytes;
+	return BLOOMFILTER_OK;
+}
+
+void
+bloomfilter_builder_free(bloomfilter_builder *builder)
+{
+	if (builder == NULL)
+		return;
+	free(builder->hashes);
+	free(builder);
+}
+
+unsigned
+bloomfilter_k_for_bits_per_key(int bits_per_key)
+{
+	return bloom_k_for_bits_per_key(bits_per_key < 0 ? 0 : bits_per_key);
+}
+
+/* ---- reading ---- */
+
+int
+bloomfilter_validate(const uint8_t *filter, size_t len)
+{
+	if (filter == NULL && len > 0)
+		return BLOOMFILTER_ERR_ARGUMENT;
+	return from_status(bloom_validate(filter, len));
+}
+
+bool
+bloomfilter_may_contain_hash(const uint8_t *filter, size_t len, uint32_t hash)
+{
+	if (filter == NULL)
+		return false;
+	return bloom_may_contain_hash(filter, len, hash);
+}
+
+bool
+bloomfilter_may_contain(const uint8_t *filter, size_t len, const void *key,
+						size_t keylen)
+{
+	return bloomfilter_may_contain_hash(filter, len,
+										bloom_key_hash(key, keylen));
+}
+
+bool
+bloomfilter_may_contain_int64(const uint8_t *filter, size_t len,
+							  int64_t value)
+{
+	return bloomfilter_may_contain_hash(filter, len, bloom_int_key_hash(value));
+}
+
+bool
+bloomfilter_may_contain_uuid(const uint8_t *filter, size_t len,
+							 const uint8_t uuid[BLOOMFILTER_UUID_KEY_BYTES])
+{
+	return bloomfilter_may_contain_hash(filter, len, bloom_uuid_key_hash(uuid));
+}
+
+size_t
+bloomfilter_may_contain_hashes(const uint8_t *filter, size_t len,
+							   const uint32_t *hashes, size_t n, bool *answers)
+{
+	bloom_prepared p;
+	size_t		matches = 0;
+	size_t		i;
+
+	if (filter == NULL)
+		len = 0;
+	bloom_prepare_probe(&p, filter, len);
+	for (i = 0; i < n; i++)
+	{
+		answers[i] = bloom_prepared_may_contain(&p, filter, hashes[i]);
+		matches += answers[i];
+	}
+	return matches;
+}
+
+unsigned
+bloomfilter_probe_positions(const uint8_t *filter, size_t len, uint32_t hash,
+							uint64_t positions[30])
+{
+	bloom_prepared p;
+	uint32_t	delta = bloom_probe_delta(hash);
+	unsigned	j;
+
+	if (filter == NULL || bloom_validate(filter, len) != BLOOM_OK)
+		return 0;
+	bloom_prepare_probe(&p, filter, len);
+	for (j = 0; j < p.k; j++)
+	{
+		positions[j] = bloom_prepared_bitpos(&p, hash);
+		hash += delta;
+	}
+	return p.k;
+}
+
+/* ---- combining ---- */
+
+static int
+check_pair(const uint8_t *dst, size_t dst_len, const uint8_t *src,
+		   size_t src_len)
+{
+	int			error;
+
+	if (dst == NULL || src == NULL)
+		return BLOOMFILTER_ERR_ARGUMENT;
+	if ((error = bloomfilter_validate(dst, dst_len)) != BLOOMFILTER_OK ||
+		(error = bloomfilter_validate(src, src_len)) != BLOOMFILTER_OK)
+		return error;
+	if (!bloom_same_geometry(dst, dst_len, src, src_len))
+		return BLOOMFILTER_ERR_GEOMETRY;
+	return BLOOMFILTER_OK;
+}
+
+int
+bloomfilter_union_into(uint8_t *dst, size_t dst_len, const uint8_t *src,
+					   size_t src_len)
+{
+	int			error = check_pair(dst, dst_len, src, src_len);
+
+	if (error == BLOOMFILTER_OK)
+		bloom_union_into(dst, src, dst_len);
+	return error;
+}
+
+int
+bloomfilter_intersect_into(uint8_t *dst, size_t dst_len, const uint8_t *src,
+						   size_t src_len)
+{
+	int			error = check_pair(dst, dst_len, src, src_len);
+
+	if (error == BLOOMFILTER_OK)
+		bloom_intersect_into(dst, src, dst_len);
+	return error;
+}
+
+/* ---- statistics ---- */
+
+int
+bloomfilter_get_info(const uint8_t *filter, size_t len, bloomfilter_info *info)
+{
+	bloom_stats stats;
+	uint8_t    *scratch;
+	int			error;
+
+	if (info == NULL)
+		return BLOOMFILTER_ERR_ARGUMENT;
+	if ((error = bloomfilter_validate(filter, len)) != BLOOMFILTER_OK)
+		return error;
+	scratch = malloc(bloom_scheme_scratch_bytes(len));
+	if (scratch == NULL)
+		return BLOOMFILTER_ERR_NO_MEMORY;
+	/* the figures bloom_info computes, by the same calls */
+	bloom_stats_of(filter, len, &stats);
+	stats.estimated_keys = bloom_scheme_estimate_keys(len, stats.k,
+													  stats.reachable_set,
+													  scratch);
+	free(scratch);
+	stats.false_positive_rate = bloom_scheme_fpr(filter, len,
+												 BLOOM_SCHEME_PROBES_DEFAULT,
+												 stats.false_positive_rate);
+	info->bytes = stats.filter_bytes;
+	info->bits = stats.bits;
+	info->k = stats.k;
+	info->bits_set = stats.bits_set;
+	info->fill_ratio = stats.fill_ratio;
+	info->estimated_keys = stats.estimated_keys;
+	info->false_positive_rate = stats.false_positive_rate;
+	return BLOOMFILTER_OK;
+}
+
+double
+bloomfilter_expected_fpr(int bits_per_key)
+{
+	return bits_per_key < 0 ? NAN : bloom_expected_fpr(bits_per_key);
+}
+
+int
+bloomfilter_bits_per_key_for_fpr(double target)
+{
+	/* written so that NaN fails too */
+	if (!(target > 0 && target < 1))
+		return -1;
+	return (int) bloom_bits_per_key_for_fpr(target);
+}
+
+/* ---- text form ---- */
+
+int
+bloomfilter_to_text(const uint8_t *filter, size_t len, char **text)
+{
+	char	   *out;
+	size_t		written;
+
+	if (text == NULL || (filter == NULL && len > 0))
+		return BLOOMFILTER_ERR_ARGUMENT;
+	*text = NULL;
+	if (len > (SIZE_MAX - 3) / 2)
+		return BLOOMFILTER_ERR_TOO_LARGE;
+	out = malloc(bloom_hex_encoded_len(len) + 1);
+	if (out == NULL)
+		return BLOOMFILTER_ERR_NO_MEMORY;
+	written = bloom_hex_encode(filter, len, out);
+	out[written] = '\0';
+	*text = out;
+	return BLOOMFILTER_OK;
+}
+
+static bool
+is_space(uint8_t c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+		c == '\v';
+}
+
+/* A copy of len bytes, or NULL. */
+static uint8_t *
+copy_bytes(const uint8_t *bytes, size_t len)
+{
+	uint8_t    *copy = malloc(len > 0 ? len : 1);
+
+	if (copy != NULL && len > 0)
+		memcpy(copy, bytes, len);
+	return copy;
+}
+
+int
+bloomfilter_parse(const uint8_t *input, size_t input_len, uint8_t **filter,
+				  size_t *len)
+{
+	size_t		text_len = input_len;
+	uint8_t    *out;
+	int			error;
+
+	if (filter == NULL || len == NULL || (input == NULL && input_len > 0))
+		return BLOOMFILTER_ERR_ARGUMENT;
+	*filter = NULL;
+	*len = 0;
+
+	if (input_len >= 2 && input[0] == '\\' && input[1] == 'x')
+	{
+		size_t		decoded;
+		bloom_status hex_status;
+
+		while (text_len > 2 && is_space(input[text_len - 1]))
+			text_len--;
+		out = malloc(bloom_hex_decoded_max(text_len) + 1);
+		if (out == NULL)
+			return BLOOMFILTER_ERR_NO_MEMORY;
+		hex_status = bloom_hex_decode((const char *) input, text_len, out,
+									  &decoded);
+		if (hex_status == BLOOM_OK)
+		{
+			if ((error = bloomfilter_validate(out, decoded)) != BLOOMFILTER_OK)
+			{
+				free(out);
+				return error;
+			}
+			*filter = out;
+			*len = decoded;
+			return BLOOMFILTER_OK;
+		}
+		free(out);
+
+		/*
+		 * Not the text form after all, or text with a mistake in it: raw
+		 * bytes that start with \x validate; text that does not decode
+		 * says why it does not, which is what its writer needs to hear.
+		 */
+		if (bloom_validate(input, input_len) != BLOOM_OK)
+			return from_status(hex_status);
+	}
+
+	if ((error = bloomfilter_validate(input, input_len)) != BLOOMFILTER_OK)
+		return error;
+	if ((out = copy_bytes(input, input_len)) == NULL)
+		return BLOOMFILTER_ERR_NO_MEMORY;
+	*filter = out;
+	*len = input_len;
+	return BLOOMFILTER_OK;
+}

@@ -1,0 +1,384 @@
+/*
+ * test_library.c
+ *		libbloomfilter through its public header only, as a program outside
+ *		the database sees it: the known-answer vectors of libleveldb, the
+ *		typed keys' bytes, the text form, combining, statistics, and the
+ *		errors of bytes from outside.
+ *
+ * Linked against the shared library, so it also checks that everything it
+ * calls is exported.  The expected bytes of typed keys are written out here
+ * from the documented encoding, not taken from the library.
+ *
+ * usage: test_library VECTOR_DIR; ends with "library: N passed, N failed".
+ */
+#include "bloomfilter.h"
+#include "vectors.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned long n_passed;
+static unsigned long n_failed;
+
+static bool
+check(bool cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static bool
+check(bool cond, const char *fmt, ...)
+{
+	va_list		ap;
+
+	if (cond)
+	{
+		n_passed++;
+		return true;
+	}
+	n_failed++;
+	printf("FAIL ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	return false;
+}
+
+/* The filter of n keys of len bytes each at bpk, built from their bytes. */
+static uint8_t *
+build_bytes(int bpk, const vec_bytes *keys, size_t n, size_t *len)
+{
+	bloomfilter_builder *b;
+	uint8_t    *filter = NULL;
+	size_t		i;
+
+	if (bloomfilter_builder_new(bpk, &b) != BLOOMFILTER_OK)
+		return NULL;
+	for (i = 0; i < n; i++)
+		bloomfilter_builder_add(b, keys[i].data, keys[i].len);
+	if (bloomfilter_builder_finish(b, &filter, len) != BLOOMFILTER_OK)
+		filter = NULL;
+	bloomfilter_builder_free(b);
+	return filter;
+}
+
+static void
+test_vectors(const char *dir)
+{
+	vec_set		set;
+	size_t		f,
+				c,
+				i;
+	size_t		cases = 0;
+
+	check(vec_load_dir(dir, &set), "the vectors in %s load without errors", dir);
+	for (f = 0; f < set.nfiles; f++)
+		for (c = 0; c < set.files[f].ncases; c++)
+		{
+			const vec_case *vc = &set.files[f].cases[c];
+			const uint8_t *filter = vc->filter.data;
+			size_t		len = vc->filter.len;
+			uint8_t    *built = NULL;
+			uint32_t   *hashes;
+			bool	   *answers;
+
+			cases++;
+			if (vc->kind == VEC_CREATE)
+			{
+				if (vc->bpk > INT32_MAX)
+					continue;
+				built = build_bytes((int) vc->bpk, vc->keys, vc->nkeys, &len);
+				if (!check(built != NULL && len == vc->filter_len,
+						   "%s: the built filter has %zu bytes, libleveldb's %" PRIu64,
+						   vc->id, len, vc->filter_len))
+				{
+					free(built);
+					continue;
+				}
+				check(vec_fnv1a64(built, len) == vc->filter_fnv1a64,
+					  "%s: the built filter's checksum is libleveldb's", vc->id);
+				if (vc->has_filter)
+					check(memcmp(built, vc->filter.data, len) == 0,
+						  "%s: the built filter is libleveldb's, byte for byte", vc->id);
+				check(bloomfilter_validate(built, len) == BLOOMFILTER_OK,
+					  "%s: the built filter validates", vc->id);
+				filter = built;
+			}
+			hashes = calloc(vc->nprobes + 1, sizeof(uint32_t));
+			answers = calloc(vc->nprobes + 1, sizeof(bool));
+			for (i = 0; i < vc->nprobes; i++)
+			{
+				const vec_probe *p = &vc->probes[i];
+
+				check(bloomfilter_may_contain(filter, len, p->key.data, p->key.len) == p->expected,
+					  "%s: probe %zu answers as KeyMayMatch", vc->id, i);
+				hashes[i] = bloomfilter_hash(p->key.data, p->key.len);
+			}
+			bloomfilter_may_contain_hashes(filter, len, hashes, vc->nprobes, answers);
+			for (i = 0; i < vc->nprobes; i++)
+				check(answers[i] == vc->probes[i].expected,
+					  "%s: batched probe %zu answers as KeyMayMatch", vc->id, i);
+			free(hashes);
+			free(answers);
+			free(built);
+		}
+	check(cases > 0, "the vector set has cases (%zu)", cases);
+	vec_set_free(&set);
+}
+
+/* An integer key as the documented encoding writes it, by hand. */
+static void
+int64_bytes_by_hand(int64_t v, uint8_t out[8])
+{
+	uint64_t	u = (uint64_t) v;
+	int			i;
+
+	for (i = 7; i >= 0; i--)
+	{
+		out[i] = (uint8_t) (u & 0xff);
+		u >>= 8;
+	}
+}
+
+static void
+test_typed_keys(void)
+{
+	static const int64_t values[] = {0, 1, -1, 5, 255, 256, -256, INT32_MAX,
+	INT32_MIN, INT64_MAX, INT64_MIN, 1234567890123LL};
+	const size_t nvalues = sizeof(values) / sizeof(values[0]);
+	uint8_t		bytes[sizeof(values) / sizeof(values[0])][8];
+	vec_bytes	keys[sizeof(values) / sizeof(values[0])];
+	bloomfilter_builder *b;
+	uint8_t    *by_value,
+			   *by_bytes;
+	size_t		len_value,
+				len_bytes,
+				i;
+	uint8_t		uuid[16];
+	uint8_t		composed[64];
+	bloomfilter_field fields[3];
+	static const uint8_t expected_composed[] = {
+		0, 0, 0, 2, 'a', 'b',	/* 'ab' */
+		0xff, 0xff, 0xff, 0xff,	/* NULL */
+		0, 0, 0, 8, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe	/* -2 */
+	};
+	uint8_t		minus_two[8];
+
+	for (i = 0; i < nvalues; i++)
+	{
+		uint8_t		lib[8];
+
+		int64_bytes_by_hand(values[i], bytes[i]);
+		bloomfilter_int64_key(values[i], lib);
+		check(memcmp(lib, bytes[i], 8) == 0, "int64 key %" PRId64 ": 8 big-endian bytes", values[i]);
+		check(bloomfilter_hash_int64(values[i]) == bloomfilter_hash(bytes[i], 8),
+			  "int64 key %" PRId64 ": its hash is the hash of its bytes", values[i]);
+		keys[i].data = bytes[i];
+		keys[i].len = 8;
+	}
+	bloomfilter_builder_new(10, &b);
+	for (i = 0; i < nvalues; i++)
+		bloomfilter_builder_add_int64(b, values[i]);
+	check(bloomfilter_builder_count(b) == nvalues, "the builder counts its keys");
+	bloomfilter_builder_finish(b, &by_value, &len_value);
+	check(bloomfilter_builder_count(b) == 0, "a finished builder is empty again");
+	by_bytes = build_bytes(10, keys, nvalues, &len_bytes);
+	check(len_value == len_bytes && memcmp(by_value, by_bytes, len_bytes) == 0,
+		  "a filter of int64 keys is the filter of their bytes");
+	for (i = 0; i < nvalues; i++)
+		check(bloomfilter_may_contain_int64(by_value, len_value, values[i]),
+			  "int64 key %" PRId64 " is found", values[i]);
+	free(by_bytes);
+	bloomfilter_free(by_value);
+
+	for (i = 0; i < 16; i++)
+		uuid[i] = (uint8_t) (0xa0 + i * 7);
+	check(bloomfilter_hash_uuid(uuid) == bloomfilter_hash(uuid, 16),
+		  "a uuid key's hash is the hash of its 16 bytes");
+	bloomfilter_builder_add_uuid(b, uuid);
+	bloomfilter_builder_finish(b, &by_value, &len_value);
+	check(bloomfilter_may_contain(by_value, len_value, uuid, 16) &&
+		  bloomfilter_may_contain_uuid(by_value, len_value, uuid),
+		  "a uuid key is found by value and by bytes");
+	bloomfilter_free(by_value);
+	bloomfilter_builder_free(b);
+
+	bloomfilter_int64_key(-2, minus_two);
+	fields[0].bytes = "ab";
+	fields[0].len = 2;
+	fields[1].bytes = NULL;
+	fields[1].len = 99;
+	fields[2].bytes = minus_two;
+	fields[2].len = 8;
+	check(bloomfilter_key_size(fields, 3) == sizeof(expected_composed),
+		  "a multi-column key's size");
+	check(bloomfilter_compose_key(fields, 3, composed) == sizeof(expected_composed) &&
+		  memcmp(composed, expected_composed, sizeof(expected_composed)) == 0,
+		  "a multi-column key: 4-byte big-endian lengths, NULL as 0xFFFFFFFF");
+	fields[0].len = (size_t) UINT32_MAX;
+	check(bloomfilter_key_size(fields, 1) == 0, "a field of 2^32 - 1 bytes is refused");
+	check(bloomfilter_key_size(fields, 0) == 0, "a key of no fields is refused");
+}
+
+static void
+test_text_and_errors(void)
+{
+	static const uint8_t raw[] = {0x5c, 0x78, 0x00, 0xff, 0x10, 0x20, 0x30, 0x40, 6};
+	static const uint8_t short_filter[] = {6};
+	static const uint8_t k_zero[] = {1, 2, 0};
+	static const uint8_t k_31[] = {1, 2, 31};
+	uint8_t    *parsed;
+	size_t		len;
+	char	   *text;
+	char		with_newline[64];
+	int			e;
+
+	check(bloomfilter_to_text(raw, sizeof(raw), &text) == BLOOMFILTER_OK &&
+		  strcmp(text, "\\x5c7800ff102030400" "6") == 0, "the text form is \\x and lowercase hex");
+	snprintf(with_newline, sizeof(with_newline), "%s\n", text);
+	for (size_t i = 2; with_newline[i]; i++)
+		if (with_newline[i] >= 'a' && with_newline[i] <= 'f')
+			with_newline[i] -= 'a' - 'A';
+	bloomfilter_free(text);
+	check(bloomfilter_parse((const uint8_t *) with_newline, strlen(with_newline), &parsed, &len) == BLOOMFILTER_OK &&
+		  len == sizeof(raw) && memcmp(parsed, raw, len) == 0,
+		  "the text form in upper case with a newline parses");
+	bloomfilter_free(parsed);
+	check(bloomfilter_parse(raw, sizeof(raw), &parsed, &len) == BLOOMFILTER_OK &&
+		  len == sizeof(raw) && memcmp(parsed, raw, len) == 0,
+		  "raw bytes that start with \\x parse as raw bytes");
+	bloomfilter_free(parsed);
+
+	check(bloomfilter_parse(short_filter, 1, &parsed, &len) == BLOOMFILTER_ERR_TOO_SHORT && parsed == NULL,
+		  "a 1-byte filter is refused");
+	check(bloomfilter_parse(k_zero, 3, &parsed, &len) == BLOOMFILTER_ERR_K_ZERO, "k 0 is refused");
+	check(bloomfilter_parse(k_31, 3, &parsed, &len) == BLOOMFILTER_ERR_K_RESERVED, "k 31 is refused");
+	check(bloomfilter_parse((const uint8_t *) "\\x0102g6", 8, &parsed, &len) == BLOOMFILTER_ERR_HEX_DIGIT,
+		  "text with a non-hex character says so");
+	check(bloomfilter_parse((const uint8_t *) "\\x01020", 7, &parsed, &len) == BLOOMFILTER_ERR_HEX_ODD,
+		  "text with an odd number of digits says so");
+	check(bloomfilter_parse((const uint8_t *) "\\x0100", 6, &parsed, &len) == BLOOMFILTER_ERR_K_ZERO,
+		  "text that decodes to k 0 is refused");
+	check(bloomfilter_validate(NULL, 0) == BLOOMFILTER_ERR_TOO_SHORT, "no bytes do not validate");
+	check(!bloomfilter_may_contain(short_filter, 1, "a", 1), "a 1-byte filter matches nothing");
+	check(bloomfilter_may_contain(k_31, 3, "a", 1), "a reserved k matches everything");
+	for (e = BLOOMFILTER_OK; e <= BLOOMFILTER_ERR_GEOMETRY; e++)
+		check(strlen(bloomfilter_strerror(e)) > 5 &&
+			  bloomfilter_strerror(e)[strlen(bloomfilter_strerror(e)) - 1] == '.',
+			  "error %d has a sentence", e);
+	check(bloomfilter_builder_new(-1, &(bloomfilter_builder *) {NULL}) == BLOOMFILTER_ERR_ARGUMENT,
+		  "a negative bits_per_key is refused");
+}
+
+static void
+test_combine_and_info(void)
+{
+	bloomfilter_builder *b;
+	uint8_t    *a,
+			   *c,
+			   *other,
+			   *copy;
+	size_t		alen,
+				clen,
+				olen,
+				i;
+	uint64_t	set = 0;
+	bloomfilter_info info;
+	uint64_t	positions[30];
+	unsigned	k;
+	uint32_t	h,
+				delta;
+	char		key[32];
+
+	bloomfilter_builder_new(10, &b);
+	for (i = 0; i < 1000; i++)
+	{
+		snprintf(key, sizeof(key), "a%zu", i);
+		bloomfilter_builder_add(b, key, strlen(key));
+	}
+	bloomfilter_builder_finish(b, &a, &alen);
+	for (i = 0; i < 1000; i++)
+	{
+		snprintf(key, sizeof(key), "c%zu", i);
+		bloomfilter_builder_add(b, key, strlen(key));
+	}
+	bloomfilter_builder_finish(b, &c, &clen);
+	bloomfilter_builder_add(b, "x", 1);
+	bloomfilter_builder_finish(b, &other, &olen);
+	bloomfilter_builder_free(b);
+
+	copy = malloc(alen);
+	memcpy(copy, a, alen);
+	check(bloomfilter_union_into(copy, alen, c, clen) == BLOOMFILTER_OK, "union of one geometry");
+	for (i = 0; i + 1 < alen; i++)
+		if (copy[i] != (a[i] | c[i]))
+			break;
+	check(i + 1 == alen && copy[alen - 1] == a[alen - 1], "union is the bytes' OR, k kept");
+	memcpy(copy, a, alen);
+	check(bloomfilter_intersect_into(copy, alen, c, clen) == BLOOMFILTER_OK, "intersection of one geometry");
+	for (i = 0; i + 1 < alen; i++)
+		if (copy[i] != (a[i] & c[i]))
+			break;
+	check(i + 1 == alen, "intersection is the bytes' AND");
+	check(bloomfilter_union_into(copy, alen, other, olen) == BLOOMFILTER_ERR_GEOMETRY,
+		  "filters of different sizes do not combine");
+
+	check(bloomfilter_get_info(a, alen, &info) == BLOOMFILTER_OK, "info of a filter");
+	for (i = 0; i + 1 < alen; i++)
+		set += (uint64_t) __builtin_popcount(a[i]);
+	check(info.bytes == alen && info.bits == (alen - 1) * 8 && info.k == 6 &&
+		  info.bits_set == set, "info: bytes, bits, k and the bits set");
+	check(fabs(info.fill_ratio - (double) set / (double) info.bits) < 1e-12, "info: the fill ratio");
+	check(info.estimated_keys > 900 && info.estimated_keys < 1100,
+		  "info: about 1000 keys estimated (%g)", info.estimated_keys);
+	check(info.false_positive_rate > 0.003 && info.false_positive_rate < 0.03,
+		  "info: a false-positive rate near 1%% (%g)", info.false_positive_rate);
+	check(bloomfilter_get_info(a, 1, &info) == BLOOMFILTER_ERR_TOO_SHORT, "info of bad bytes is refused");
+
+	/* LevelDB's probe loop, written out: h % bits by division */
+	h = bloomfilter_hash("a1", 2);
+	delta = (h >> 17) | (h << 15);
+	k = bloomfilter_probe_positions(a, alen, h, positions);
+	check(k == 6, "a key makes k probes");
+	for (i = 0; i < k; i++)
+	{
+		check(positions[i] == (uint64_t) h % ((alen - 1) * 8), "probe %zu's position", i);
+		check((a[positions[i] / 8] >> (positions[i] % 8)) & 1, "an added key's probe %zu is set", i);
+		h += delta;
+	}
+
+	check(bloomfilter_k_for_bits_per_key(10) == 6 && bloomfilter_k_for_bits_per_key(0) == 1 &&
+		  bloomfilter_k_for_bits_per_key(100) == 30, "k for bits_per_key 10, 0 and 100");
+	check(bloomfilter_expected_fpr(10) > 0.005 && bloomfilter_expected_fpr(10) < 0.02 &&
+		  bloomfilter_expected_fpr(20) < bloomfilter_expected_fpr(10), "expected rates fall with bits");
+	check(bloomfilter_bits_per_key_for_fpr(0.01) >= 9 && bloomfilter_bits_per_key_for_fpr(0.01) <= 11 &&
+		  bloomfilter_expected_fpr(bloomfilter_bits_per_key_for_fpr(0.01)) <= 0.01,
+		  "bits_per_key for 1%%");
+	check(bloomfilter_bits_per_key_for_fpr(1e-9) == -1 && bloomfilter_bits_per_key_for_fpr(NAN) == -1,
+		  "unreachable and NaN targets");
+	check(strcmp(bloomfilter_version(), BLOOMFILTER_VERSION) == 0, "the library's version is the header's");
+	free(copy);
+	bloomfilter_free(a);
+	bloomfilter_free(c);
+	bloomfilter_free(other);
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc != 2)
+	{
+		fprintf(stderr, "usage: %s VECTOR_DIR\n", argv[0]);
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_vectors(argv[1]);
+	test_typed_keys();
+	test_text_and_errors();
+	test_combine_and_info();
+	printf("library: %lu passed, %lu failed\n", n_passed, n_failed);
+	return n_failed > 0 ? 1 : 0;
+}
