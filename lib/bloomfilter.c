@@ -533,17 +533,18 @@ bloomfilter_parse(const uint8_t *input, size_t input_len, uint8_t **filter,
 	if (input_len >= 2 && input[0] == '\\' && input[1] == 'x')
 	{
 		size_t		decoded;
-		bloom_status hex_status;
+		int			text_error;
 
 		while (text_len > 2 && is_space(input[text_len - 1]))
 			text_len--;
 		out = malloc(bloom_hex_decoded_max(text_len) + 1);
 		if (out == NULL)
 			return BLOOMFILTER_ERR_NO_MEMORY;
-		hex_status = bloom_hex_decode((const char *) input, text_len, out,
-									  &decoded);
-		if (hex_status == BLOOM_OK)
+		text_error = from_status(bloom_hex_decode((const char *) input,
+												  text_len, out, &decoded));
+		if (text_error == BLOOMFILTER_OK)
 		{
+			/* text, by its shape: a filter in it must validate */
 			if ((error = bloomfilter_validate(out, decoded)) != BLOOMFILTER_OK)
 			{
 				free(out);
@@ -556,12 +557,13 @@ bloomfilter_parse(const uint8_t *input, size_t input_len, uint8_t **filter,
 		free(out);
 
 		/*
-		 * Not the text form after all, or text with a mistake in it: raw
-		 * bytes that start with \x validate; text that does not decode
-		 * says why it does not, which is what its writer needs to hear.
+		 * Not the text form's shape: raw bytes that start with \x, or text
+		 * with a mistake in it.  Raw bytes that validate are a filter;
+		 * otherwise what is wrong with the text is what its writer needs
+		 * to hear.
 		 */
 		if (bloom_validate(input, input_len) != BLOOM_OK)
-			return from_status(hex_status);
+			return text_error;
 	}
 
 	if ((error = bloomfilter_validate(input, input_len)) != BLOOMFILTER_OK)

@@ -234,11 +234,14 @@ BLOOMFILTER_API int bloomfilter_to_text(const uint8_t *filter, size_t len,
 
 /*
  * A filter read from its raw bytes or its text form, validated, in a new
- * allocation.  Input that is "\x" and an even number of hex digits (either
- * case; trailing whitespace ignored) is the text form; anything else is
- * raw bytes.  (Raw bytes start with "\x" in 1 filter of 65,536; that
- * every other byte is a hex digit too is vanishingly rare, and a caller
- * that knows it holds raw bytes uses bloomfilter_validate instead.)
+ * allocation.  Input of the text form's shape, "\x" and an even number of
+ * hex digits (either case; trailing whitespace ignored), is the text form,
+ * and the filter it holds must validate; anything else is raw bytes, and
+ * where those do not validate either, input that starts with "\x" gets the
+ * text form's error.  Raw bytes of the text form's shape ("\x", only hex
+ * digits, then a k of 9 to 13, which are whitespace) are so rare that a
+ * mistyped text filter matters more; a caller that knows it holds raw
+ * bytes uses bloomfilter_validate instead.
  */
 BLOOMFILTER_API int bloomfilter_parse(const uint8_t *input, size_t input_len,
 									  uint8_t **filter, size_t *len);

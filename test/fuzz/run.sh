@@ -8,7 +8,7 @@
 #   test/fuzz/run.sh --runs 5000000   a longer run
 #   test/fuzz/run.sh --time 600       each target for 600 s instead
 #   test/fuzz/run.sh --seed 1234      replay a run's random choices
-#   test/fuzz/run.sh --only probe     one target (probe, hex, state, build, stats, gaps)
+#   test/fuzz/run.sh --only probe     one target (probe, hex, state, build, stats, gaps, library)
 #
 # Targets (test/fuzz/fuzz_*.c; each compares the core with a plain
 # reference written in the target, see fuzz_common.h):
@@ -18,6 +18,9 @@
 #          every hash (a version 2 code decoded), rewrite
 #   build  geometry over the 64-bit range, build from hashes, every key probes
 #   stats  bit counts, estimates and sizing; union and intersection
+#   library  libbloomfilter (lib/bloomfilter.h) on bytes from outside: parse
+#          raw or text, the text round trip, probe positions, info, union
+#          (the stats and gaps targets are in the list above too)
 #
 # The seed corpus is made from test/data/vectors by make_corpus into a
 # temporary directory on every run; nothing binary is kept in the
@@ -40,7 +43,7 @@ RUNS=20000
 TIME=
 SEED=${BLOOM_FUZZ_SEED:-}
 ONLY=
-TARGETS=(probe hex state build stats gaps)
+TARGETS=(probe hex state build stats gaps library)
 
 usage() {
 	sed -n '3,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
@@ -158,12 +161,24 @@ fi
 
 # ---- build and run each target ----------------------------------------------
 
+# The library target reads what the probe and hex targets read: filters
+# raw and as text.
+mkdir -p "$WORK/seeds/library"
+for f in "$WORK/seeds/probe"/* "$WORK/seeds/hex"/*; do
+	if [ -f "$f" ]; then
+		cp "$f" "$WORK/seeds/library/$(basename "$(dirname "$f")")-$(basename "$f")"
+	fi
+done
+
 for t in "${TARGETS[@]}"; do
 	bin=$BUILD/fuzz_$t
 	log=$WORK/$t.log
+	# libbloomfilter's public face over the same core
+	extra=()
+	[ "$t" = library ] && extra=(-Ilib lib/bloomfilter.c)
 	if needs_build "$bin" "test/fuzz/fuzz_$t.c" test/fuzz/fuzz_common.h test/lib/bloom_reference.h \
-		"${CORE_DEPS[@]}"; then
-		if ! "$FUZZ_CC" "${CFLAGS[@]}" -o "$bin" "test/fuzz/fuzz_$t.c" "${CORE_SRCS[@]}" -lm >"$log" 2>&1; then
+		"${CORE_DEPS[@]}" lib/bloomfilter.c lib/bloomfilter.h; then
+		if ! "$FUZZ_CC" "${CFLAGS[@]}" -o "$bin" "test/fuzz/fuzz_$t.c" "${extra[@]}" "${CORE_SRCS[@]}" -lm >"$log" 2>&1; then
 			cat "$log"
 			echo "FAIL $t: does not build"
 			failed=$((failed + 1))

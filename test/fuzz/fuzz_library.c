@@ -1,0 +1,123 @@
+/*
+ * fuzz_library.c
+ *		libFuzzer target: libbloomfilter's reading of bytes from outside
+ *		(lib/bloomfilter.h), as a program hands it a file or a message.
+ *
+ * The input goes to bloomfilter_parse, raw or in the text form, and then
+ * through what a reader does with a filter:
+ *	- parse accepts valid raw bytes unless they have the text form's shape,
+ *	  and reads input of that shape as text; its result always validates;
+ *	- the text form of the result parses back to the same bytes;
+ *	- each probe position lies in the bit array, and a key whose probes
+ *	  all read set bits is the key may_contain says may be there;
+ *	- info (on a sample of the inputs) counts no more bits set than there
+ *	  are bits, and a filter united with itself is unchanged.
+ * The reference decides validity on its own (test/lib/bloom_reference.h).
+ */
+#include "bloomfilter.h"
+#include "fuzz_common.h"
+
+int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* bounds the share of inputs that pay for bloomfilter_get_info */
+#define INFO_EVERY	256
+
+static bool
+raw_is_valid(const uint8_t *data, size_t size)
+{
+	return size >= 2 && data[size - 1] >= 1 && data[size - 1] <= 30;
+}
+
+/*
+ * "\x", an even number of hex digits, then only whitespace: the text form,
+ * of *bytes bytes.
+ */
+static bool
+has_text_shape(const uint8_t *data, size_t size, size_t *bytes)
+{
+	size_t		end = size;
+	size_t		i;
+
+	if (size < 2 || data[0] != '\\' || data[1] != 'x')
+		return false;
+	while (end > 2 && strchr(" \t\n\r\f\v", data[end - 1]) != NULL && data[end - 1] != 0)
+		end--;
+	for (i = 2; i < end; i++)
+		if (ref_hex_value((char) data[i]) < 0)
+			return false;
+	*bytes = (end - 2) / 2;
+	return (end - 2) % 2 == 0;
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t    *input = fuzz_dup(data, size);
+	uint8_t    *filter = NULL,
+			   *again = NULL,
+			   *copy;
+	size_t		len = 0,
+				again_len = 0;
+	char	   *text = NULL;
+	int			error = bloomfilter_parse(input, size, &filter, &len);
+	uint64_t	positions[30];
+	bloomfilter_info info;
+	unsigned	k,
+				j;
+	uint32_t	h;
+	bool		all_set = true;
+	size_t		text_bytes = 0;
+	bool		text_shape = has_text_shape(input, size, &text_bytes);
+
+	if (raw_is_valid(input, size) && !text_shape)
+		FUZZ_CHECK(error == BLOOMFILTER_OK, "valid raw bytes refused: %d", error);
+	if (text_shape && error == BLOOMFILTER_OK)
+		FUZZ_CHECK(len == text_bytes, "input of the text form's shape was not read as text");
+	if (error != BLOOMFILTER_OK)
+	{
+		FUZZ_CHECK(filter == NULL, "a refused parse returned a filter");
+		free(input);
+		return 0;
+	}
+	FUZZ_CHECK(bloomfilter_validate(filter, len) == BLOOMFILTER_OK &&
+			   raw_is_valid(filter, len), "parse returned bytes that do not validate");
+	if (!text_shape)
+		FUZZ_CHECK(len == size && memcmp(filter, input, size) == 0,
+				   "raw bytes did not come back as they are");
+
+	FUZZ_CHECK(bloomfilter_to_text(filter, len, &text) == BLOOMFILTER_OK, "to_text failed");
+	FUZZ_CHECK(bloomfilter_parse((const uint8_t *) text, strlen(text), &again, &again_len) == BLOOMFILTER_OK &&
+			   again_len == len && memcmp(again, filter, len) == 0,
+			   "the text form does not parse back to the same bytes");
+
+	h = bloomfilter_hash(input, size);
+	k = bloomfilter_probe_positions(filter, len, h, positions);
+	FUZZ_CHECK(k == filter[len - 1], "%u probes for k %u", k, filter[len - 1]);
+	for (j = 0; j < k; j++)
+	{
+		FUZZ_CHECK(positions[j] < (uint64_t) (len - 1) * 8, "probe %u past the bit array", j);
+		all_set &= (filter[positions[j] / 8] >> (positions[j] % 8)) & 1;
+	}
+	FUZZ_CHECK(all_set == bloomfilter_may_contain_hash(filter, len, h),
+			   "may_contain disagrees with the probe positions' bits");
+
+	/*
+	 * info measures the false-positive rate with millions of probes: on one
+	 * input in INFO_EVERY, or the run would do little else.
+	 */
+	if (h % INFO_EVERY == 0)
+		FUZZ_CHECK(bloomfilter_get_info(filter, len, &info) == BLOOMFILTER_OK &&
+				   info.bits_set <= info.bits && info.bytes == len && info.k == k &&
+				   info.false_positive_rate >= 0 && info.false_positive_rate <= 1,
+				   "info out of range");
+	copy = fuzz_dup(filter, len);
+	FUZZ_CHECK(bloomfilter_union_into(copy, len, filter, len) == BLOOMFILTER_OK &&
+			   memcmp(copy, filter, len) == 0, "a filter united with itself changed");
+
+	free(copy);
+	bloomfilter_free(text);
+	bloomfilter_free(again);
+	bloomfilter_free(filter);
+	free(input);
+	return 0;
+}
