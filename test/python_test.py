@@ -1,0 +1,538 @@
+#!/usr/bin/env python3
+"""Tests of the Python module bloomfilter (python/).
+
+Build the package into a directory, then run the tests against it:
+
+    python3 python/setup.py -q build --build-lib /tmp/bloomfilter-py
+    python3 test/python_test.py /tmp/bloomfilter-py
+
+or both at once (the same build command, run by this script):
+
+    python3 test/python_test.py --build /tmp/bloomfilter-py
+
+Prints "ok N - ..." or "not ok N - ..." for each check and ends with
+"python: N passed, M failed"; the exit status is 1 when a check failed,
+2 on a usage error.
+
+The expected figures are independent of the module: LevelDB's own filters
+(test/data/vectors, written by libleveldb 1.23), key bytes composed here
+with struct, LevelDB's Hash written again here in Python, bit counts and
+bitwise OR/AND computed here.
+"""
+import enum
+import hashlib
+import os
+import pickle
+import random
+import struct
+import subprocess
+import sys
+import uuid
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VECTORS = os.path.join(ROOT, "test", "data", "vectors")
+
+passed = 0
+failed = 0
+
+
+def check(name, condition, detail=None):
+    global passed, failed
+    n = passed + failed + 1
+    if condition:
+        passed += 1
+        print("ok %d - %s" % (n, name))
+    else:
+        failed += 1
+        print("not ok %d - %s" % (n, name))
+        if detail is not None:
+            print("#   %s" % (detail,))
+
+
+def raises(exc, fn, *args):
+    """The exception fn(*args) raises if it is an exc, else None."""
+    try:
+        fn(*args)
+    except exc as e:
+        return e
+    except Exception as e:  # the wrong kind
+        print("#   %r raised %r, not %s" % (args[:1], e, exc.__name__))
+        return None
+    return None
+
+
+# ---- an independent LevelDB Hash (util/hash.cc, tail bytes unsigned) ----
+
+def leveldb_hash(data, seed=0xBC9F1D34):
+    m, mask = 0xC6A4A793, 0xFFFFFFFF
+    n = len(data)
+    h = (seed ^ (n * m)) & mask
+    i = 0
+    while i + 4 <= n:
+        h = (h + int.from_bytes(data[i:i + 4], "little")) & mask
+        h = (h * m) & mask
+        h ^= h >> 16
+        i += 4
+    rest = n - i
+    if rest == 3:
+        h += data[i + 2] << 16
+    if rest >= 2:
+        h += data[i + 1] << 8
+    if rest >= 1:
+        h = (h + data[i]) & mask
+        h = (h * m) & mask
+        h ^= h >> 24
+    return h
+
+
+# ---- the golden vectors ----
+
+def unhex(s):
+    return b"" if s == "-" else bytes.fromhex(s)
+
+
+def gen_keys(scheme, n):
+    if scheme == "dec":
+        return [str(i).encode() for i in range(n)]
+    if scheme == "le32":
+        return [struct.pack("<I", i) for i in range(n)]
+    if scheme == "le24":
+        return [struct.pack("<I", i)[:3] for i in range(n)]
+    raise ValueError("unknown keygen scheme " + scheme)
+
+
+def read_vectors():
+    cases = []
+    for name in sorted(os.listdir(VECTORS)):
+        if not name.endswith(".tsv"):
+            continue
+        case = None
+        with open(os.path.join(VECTORS, name), encoding="ascii") as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if not line or line.startswith("#"):
+                    continue
+                fields = line.split("\t")
+                tag = fields[0]
+                if tag == "case":
+                    case = {"id": fields[1], "kind": fields[2], "keys": [],
+                            "probes": [], "filter": None, "file": name}
+                elif case is None:
+                    continue
+                elif tag == "bpk":
+                    case["bpk"] = int(fields[1])
+                elif tag == "nkeys":
+                    case["nkeys"] = int(fields[1])
+                elif tag == "key":
+                    case["keys"].append(unhex(fields[1]))
+                elif tag == "keygen":
+                    case["keys"] = gen_keys(fields[1], int(fields[2]))
+                elif tag == "filter_len":
+                    case["filter_len"] = int(fields[1])
+                elif tag == "filter_k":
+                    case["filter_k"] = int(fields[1])
+                elif tag == "filter":
+                    case["filter"] = unhex(fields[1])
+                elif tag == "filter_sha256":
+                    case["sha256"] = fields[1]
+                elif tag == "probe":
+                    case["probes"].append((unhex(fields[1]), fields[2] == "1"))
+                elif tag == "end":
+                    cases.append(case)
+                    case = None
+    return cases
+
+
+def test_vectors(bf, raw_probe):
+    cases = read_vectors()
+    check("vectors: 61 cases read", len(cases) == 61, len(cases))
+    for c in cases:
+        cid = c["id"]
+        probe_keys = [k for k, _ in c["probes"]]
+        expected = [a for _, a in c["probes"]]
+        if c["kind"] == "create":
+            check("%s: %d keys given" % (cid, c["nkeys"]),
+                  len(c["keys"]) == c["nkeys"])
+            f = bf.BloomFilter.build(c["keys"], c["bpk"])
+            raw = bytes(f)
+            if c["filter"] is not None:
+                same = raw == c["filter"]
+            else:
+                same = hashlib.sha256(raw).hexdigest() == c["sha256"]
+            check("%s: build gives LevelDB's bytes (%d bytes, k=%d)"
+                  % (cid, c["filter_len"], c["filter_k"]),
+                  same and len(raw) == c["filter_len"]
+                  and raw[-1] == c["filter_k"],
+                  "got %d bytes, k=%d" % (len(raw), raw[-1]))
+            check("%s: build from a generator is the same" % cid,
+                  bytes(bf.BloomFilter.build((k for k in c["keys"]), c["bpk"]))
+                  == raw)
+            g = bf.BloomFilter.from_bytes(raw)
+            answers = [g.may_contain(k) for k in probe_keys]
+            check("%s: %d probes answer as KeyMayMatch" % (cid, len(expected)),
+                  answers == expected)
+            check("%s: may_contain_many answers as KeyMayMatch" % cid,
+                  g.may_contain_many(probe_keys) == expected)
+        else:
+            filt = c["filter"]
+            valid = len(filt) >= 2 and 1 <= filt[-1] <= 30
+            if valid:
+                g = bf.BloomFilter.from_bytes(filt)
+                answers = [g.may_contain(k) for k in probe_keys]
+                many = g.may_contain_many(probe_keys)
+            else:
+                check("%s: from_bytes rejects the filter (%d bytes%s)"
+                      % (cid, len(filt), ", k=%d" % filt[-1] if filt else ""),
+                      raises(ValueError, bf.BloomFilter.from_bytes, filt)
+                      is not None)
+                answers = [raw_probe.may_contain(filt, k) for k in probe_keys]
+                many = raw_probe.may_contain_many(filt, probe_keys)
+            check("%s: %d probes answer as KeyMayMatch" % (cid, len(expected)),
+                  answers == expected)
+            check("%s: may_contain_many answers as KeyMayMatch" % cid,
+                  many == expected)
+
+
+# ---- keys ----
+
+def compose(*fields):
+    """SQL's bloom_key, written here with struct."""
+    out = b""
+    for v in fields:
+        out += b"\xff\xff\xff\xff" if v is None else struct.pack(">I", len(v)) + v
+    return out
+
+
+def test_keys(bf):
+    B = bf.BloomFilter
+    rng = random.Random(42)
+
+    ints = [-1, 0, 1, 5, -(2 ** 63), 2 ** 63 - 1, 255, 256, -256, 2 ** 32]
+    ints += [rng.randrange(-(2 ** 63), 2 ** 63) for _ in range(200)]
+    packed = [struct.pack(">q", v) for v in ints]
+    f_int = B.build(ints, 10)
+    check("int keys build the filter of their 8 big-endian bytes",
+          f_int == B.build(packed, 10))
+    check("key_bytes(int) is struct.pack('>q')",
+          [bf.key_bytes(v) for v in ints] == packed)
+    check("hash(int) is LevelDB's Hash of its 8 bytes",
+          all(bf.hash(v) == leveldb_hash(p) for v, p in zip(ints, packed)))
+    f_packed = B.build(packed, 10)
+    check("int probes of a filter of bytes keys all match",
+          all(v in f_packed for v in ints) and all(f_packed.may_contain_many(ints)))
+    absent = [rng.randrange(-(2 ** 63), 2 ** 63) for _ in range(2000)]
+    check("int probes answer as their bytes probes",
+          f_int.may_contain_many(absent)
+          == f_int.may_contain_many([struct.pack(">q", v) for v in absent]))
+
+    class Color(enum.IntEnum):
+        RED = 5
+
+    five = struct.pack(">q", 5)
+    f5 = B.build([five], 10)
+    check("5 is the same key every way: int, IntEnum, in a generator, "
+          "in may_contain and may_contain_many",
+          B.build([5], 10) == f5 and B.build([Color.RED], 10) == f5
+          and B.build(iter([5]), 10) == f5 and f5.may_contain(5)
+          and f5.may_contain(Color.RED) and f5.may_contain_many([5, Color.RED])
+          == [True, True] and bf.key_bytes(Color.RED) == five
+          and bf.hash(5) == bf.hash(five) == leveldb_hash(five))
+    check("5 as a tuple field is 8 bytes too",
+          bf.key_bytes((5,)) == compose(five)
+          and bf.key_bytes((Color.RED, "a")) == compose(five, b"a"))
+
+    uuids = [uuid.UUID(int=0), uuid.UUID(int=2 ** 128 - 1)]
+    uuids += [uuid.UUID(int=rng.getrandbits(128)) for _ in range(100)]
+    f_uuid = B.build(uuids, 10)
+    check("UUID keys build the filter of their .bytes",
+          f_uuid == B.build([u.bytes for u in uuids], 10))
+    check("key_bytes(UUID) is its .bytes",
+          all(bf.key_bytes(u) == u.bytes for u in uuids))
+    check("UUID probes match", all(f_uuid.may_contain_many(uuids))
+          and all(u in f_uuid for u in uuids))
+
+    strs = ["", "a", "apple", "héllo", "中文字符", "emoji 😀🎉", "ΑΒΓ",
+            "x" * 1000, "tab\there", "nul\x00byte", "ÿ", "\u07ff\u0800\uffff"]
+    strs += ["".join(chr(rng.choice([rng.randrange(32, 127),
+                                     rng.randrange(0xA0, 0xD7FF),
+                                     rng.randrange(0x10000, 0x10FFFF)]))
+                     for _ in range(rng.randrange(0, 20))) for _ in range(300)]
+    utf8 = [s.encode("utf-8") for s in strs]
+    check("str keys build the filter of their UTF-8",
+          B.build(strs, 10) == B.build(utf8, 10))
+    check("key_bytes(str) is its UTF-8",
+          [bf.key_bytes(s) for s in strs] == utf8)
+    check("hash(str) is LevelDB's Hash of its UTF-8",
+          all(bf.hash(s) == leveldb_hash(u) for s, u in zip(strs, utf8)))
+
+    class MyStr(str):
+        pass
+
+    check("a str subclass is its UTF-8 too",
+          bf.key_bytes(MyStr("héllo")) == "héllo".encode()
+          and bf.key_bytes(MyStr("abc")) == b"abc")
+    check("bytearray and memoryview keys are their bytes",
+          bf.key_bytes(bytearray(b"ab\x00c")) == b"ab\x00c"
+          and bf.key_bytes(memoryview(b"xyz")) == b"xyz"
+          and bf.key_bytes(memoryview(b"0123456789")[2:5]) == b"234"
+          and B.build([bytearray(b"k"), memoryview(b"l")], 10)
+          == B.build([b"k", b"l"], 10))
+
+    u = uuids[5]
+    tuples = [
+        ((1, "a"), compose(struct.pack(">q", 1), b"a")),
+        ((None,), compose(None)),
+        ((None, None), compose(None, None)),
+        (("",), compose(b"")),
+        ((b"",), compose(b"")),
+        ((-1, None, b"\xff"), compose(struct.pack(">q", -1), None, b"\xff")),
+        ((u, "x"), compose(u.bytes, b"x")),
+        (("héllo", bytearray(b"b"), memoryview(b"m")),
+         compose("héllo".encode(), b"b", b"m")),
+        ((2 ** 63 - 1, -(2 ** 63)),
+         compose(struct.pack(">q", 2 ** 63 - 1), struct.pack(">q", -(2 ** 63)))),
+        (tuple(range(40)), compose(*[struct.pack(">q", i) for i in range(40)])),
+        (("a" * 300, "b" * 70000), compose(b"a" * 300, b"b" * 70000)),
+    ]
+    check("key_bytes(tuple) is the key composed with struct ('>I' lengths, "
+          "0xFFFFFFFF for None)",
+          all(bf.key_bytes(t) == c for t, c in tuples),
+          [t[:3] for t, c in tuples if bf.key_bytes(t) != c])
+    check("tuple keys build the filter of their composed bytes",
+          B.build([t for t, _ in tuples], 10)
+          == B.build([c for _, c in tuples], 10))
+    ft = B.build([t for t, _ in tuples], 10)
+    check("tuple probes match", all(t in ft for t, _ in tuples)
+          and all(ft.may_contain_many([t for t, _ in tuples])))
+
+
+def test_errors(bf):
+    B = bf.BloomFilter
+    f = B.build(["a"], 10)
+    for name, key in [("float", 1.5), ("bool", True), ("list", [1]),
+                      ("dict", {}), ("None", None), ("object", object())]:
+        e1 = raises(TypeError, B.build, [key], 10)
+        e2 = raises(TypeError, f.may_contain, key)
+        e3 = raises(TypeError, f.may_contain_many, ["a", key])
+        check("a %s key is a TypeError in build, may_contain and "
+              "may_contain_many" % name, e1 and e2 and e3)
+    e = raises(TypeError, B.build, [1.5], 10)
+    check("the TypeError names the type", e is not None and "float" in str(e),
+          e)
+    check("a bool, float, list or tuple tuple field is a TypeError",
+          all(raises(TypeError, bf.key_bytes, (1, v)) for v in
+              (True, 1.5, [1], (1,))))
+    check("2**63 is an OverflowError (key, tuple field, probes)",
+          raises(OverflowError, B.build, [2 ** 63], 10)
+          and raises(OverflowError, f.may_contain, 2 ** 63)
+          and raises(OverflowError, f.may_contain_many, [2 ** 63])
+          and raises(OverflowError, bf.key_bytes, (2 ** 63,)))
+    check("-2**63-1 and 2**200 are OverflowErrors",
+          raises(OverflowError, bf.key_bytes, -(2 ** 63) - 1)
+          and raises(OverflowError, bf.key_bytes, 2 ** 200))
+    check("an empty tuple key is a ValueError",
+          raises(ValueError, bf.key_bytes, ()))
+    check("a negative bits_per_key is a ValueError",
+          raises(ValueError, B.build, ["a"], -1))
+    check("a str with a lone surrogate is a UnicodeEncodeError",
+          raises(UnicodeEncodeError, bf.key_bytes, "a\ud800"))
+
+    msgs = {}
+    for label, data in [("1 byte", b"\x06"), ("0 bytes", b""),
+                        ("k=0", b"\x00" * 8 + b"\x00"),
+                        ("k=31", b"\x00" * 8 + bytes([31])),
+                        ("k=255", b"\x00" * 8 + b"\xff"),
+                        ("bad hex (str)", "\\x00zz06"),
+                        ("bad hex (bytes)", b"\\xzz"),
+                        ("odd hex (str)", "\\x00006"),
+                        ("no \\x prefix (str)", "000006"),
+                        ("a str of raw bytes", "\x00" * 8 + "\x06")]:
+        e = raises(ValueError, B.from_bytes, data)
+        check("from_bytes(%s) is a ValueError" % label, e is not None)
+        msgs[label] = str(e)
+    check("from_bytes errors say what is wrong, differently for length, k "
+          "and hex", len({msgs["1 byte"], msgs["k=0"], msgs["k=31"],
+                          msgs["bad hex (str)"], msgs["odd hex (str)"],
+                          msgs["no \\x prefix (str)"]}) == 6
+          and all(len(m) > 10 for m in msgs.values()), msgs)
+    check("from_bytes(float) is a TypeError",
+          raises(TypeError, B.from_bytes, 1.5))
+    other = B.build(["a"] * 100, 10)
+    check("union and intersection of different sizes are ValueErrors",
+          raises(ValueError, lambda: f | other)
+          and raises(ValueError, lambda: f & other))
+    check("union and intersection of different k are ValueErrors",
+          raises(ValueError, lambda: B.build(["a"], 10) | B.build(["a"], 11)))
+    check("f | bytes is a TypeError",
+          raises(TypeError, lambda: f | bytes(f)))
+
+
+def popcount(b):
+    return sum(bin(x).count("1") for x in b)
+
+
+def test_filters(bf):
+    B = bf.BloomFilter
+    keys = ["key%d" % i for i in range(10000)]
+    f = B.build(keys, 10)
+    raw = bytes(f)
+    check("bytes(f) is the raw filter, k=6 at 10 bits a key",
+          isinstance(raw, bytes) and len(raw) == 12501 and raw[-1] == 6)
+    text = f.to_text()
+    check("to_text is \\x and lowercase hex", text == "\\x" + raw.hex())
+    check("from_bytes of raw bytes, bytearray, memoryview",
+          B.from_bytes(raw) == f and B.from_bytes(bytearray(raw)) == f
+          and B.from_bytes(memoryview(raw)) == f and B(raw) == f)
+    check("from_bytes of the text form as str and bytes",
+          B.from_bytes(text) == f and B.from_bytes(text.encode()) == f)
+    check("from_bytes of upper-case hex and trailing whitespace",
+          B.from_bytes("\\x" + raw.hex().upper() + " \n") == f
+          and B.from_bytes(text.encode() + b"\t") == f)
+    check("from_bytes of a filter that starts with \\x is raw",
+          bytes(B.from_bytes(b"\\x" + b"\x00" * 7 + b"\x06"))
+          == b"\\x" + b"\x00" * 7 + b"\x06")
+
+    info = f.info()
+    bits_set = popcount(raw[:-1])
+    check("info(): bytes, bits, k", info["bytes"] == len(raw)
+          and info["bits"] == 8 * (len(raw) - 1) and info["k"] == raw[-1],
+          info)
+    check("info(): bits_set is the count of 1 bits (%d)" % bits_set,
+          info["bits_set"] == bits_set, info["bits_set"])
+    check("info(): fill_ratio is bits_set / bits",
+          abs(info["fill_ratio"] - bits_set / info["bits"]) < 1e-12,
+          info["fill_ratio"])
+    check("info(): estimated_keys within 3% of 10,000",
+          abs(info["estimated_keys"] - 10000) < 300, info["estimated_keys"])
+    absent = ["absent%d" % i for i in range(100000)]
+    measured = sum(f.may_contain_many(absent)) / len(absent)
+    check("info(): false_positive_rate near the measured %.4f" % measured,
+          0.5 * measured < info["false_positive_rate"] < 2 * measured,
+          info["false_positive_rate"])
+    empty = B.build([], 10)
+    check("info() of an empty filter: 0 bits set, 0 keys",
+          empty.info()["bits_set"] == 0 and empty.info()["estimated_keys"] == 0
+          and bytes(empty) == b"\x00" * 8 + b"\x06", empty.info())
+
+    g = B.build(["other%d" % i for i in range(10000)], 10)
+    gr = bytes(g)
+    check("f | g is the bytewise OR",
+          bytes(f | g) == bytes(a | b for a, b in zip(raw[:-1], gr[:-1]))
+          + raw[-1:])
+    check("f & g is the bytewise AND",
+          bytes(f & g) == bytes(a & b for a, b in zip(raw[:-1], gr[:-1]))
+          + raw[-1:])
+    check("union and intersection leave both operands as they were",
+          bytes(f) == raw and bytes(g) == gr)
+    u = f | g
+    check("the union may contain every key of both",
+          all(u.may_contain_many(keys)) and all(u.may_contain_many(
+              ["other%d" % i for i in range(10000)])))
+
+    check("== compares bytes", f == B.from_bytes(raw) and f != g
+          and not (f == raw) and f != empty)
+    check("equal filters hash alike; filters work as dict keys",
+          hash(f) == hash(B.from_bytes(text)) and {f: 1}[B(raw)] == 1)
+    check("repr", repr(f) == "<BloomFilter bytes=12501 k=6>", repr(f))
+    check("pickle round trip", all(
+        pickle.loads(pickle.dumps(f, proto)) == f
+        for proto in range(pickle.HIGHEST_PROTOCOL + 1)))
+    check("k and nbytes", f.k == 6 and f.nbytes == 12501)
+    check("in uses may_contain", "key0" in f and ("absent0" in f)
+          == f.may_contain("absent0"))
+
+    rng = random.Random(7)
+    mixed = []
+    for i in range(10000):
+        r = i % 9
+        if r == 0:
+            mixed.append("key%d" % rng.randrange(20000))
+        elif r == 1:
+            mixed.append(rng.randrange(-(2 ** 63), 2 ** 63))
+        elif r == 2:
+            mixed.append(rng.randrange(-50, 50))
+        elif r == 3:
+            mixed.append(("key%d" % rng.randrange(20000)).encode())
+        elif r == 4:
+            mixed.append(bytearray(rng.getrandbits(8) for _ in range(5)))
+        elif r == 5:
+            mixed.append(uuid.UUID(int=rng.getrandbits(128)))
+        elif r == 6:
+            mixed.append((rng.randrange(100), None, "x"))
+        elif r == 7:
+            mixed.append("ключ%d" % rng.randrange(100))
+        else:
+            mixed.append(memoryview(b"key%d" % rng.randrange(20000)))
+    fm = B.build(mixed[: 5000], 8)
+    one_by_one = [fm.may_contain(k) for k in mixed]
+    check("may_contain_many equals may_contain on 10,000 mixed keys",
+          fm.may_contain_many(mixed) == one_by_one)
+    check("... and on a tuple and a generator of them",
+          fm.may_contain_many(tuple(mixed)) == one_by_one
+          and fm.may_contain_many(k for k in mixed) == one_by_one)
+    check("... the first 5,000 were added: all match",
+          all(one_by_one[:5000]) and 0 < sum(one_by_one[5000:]) < 5000)
+    check("may_contain_many([]) is []", fm.may_contain_many([]) == [])
+
+
+def test_functions(bf):
+    rates = [bf.expected_fpr(b) for b in range(0, 41)]
+    check("expected_fpr(0) is 1 and falls as bits_per_key grows",
+          rates[0] == 1.0 and all(b < a for a, b in zip(rates, rates[1:11]))
+          and rates[40] < rates[30] < rates[20] < rates[10]
+          and 0.005 < rates[10] < 0.02, rates[10])
+    ok = True
+    for target in (0.5, 0.1, 0.05, 0.01, 0.001, 5e-4, 3e-4):
+        b = bf.bits_per_key_for_fpr(target)
+        if not (rates[b] <= target and all(r > target for r in rates[:b])):
+            ok = False
+    check("bits_per_key_for_fpr is the least bits_per_key whose "
+          "expected_fpr reaches the target", ok)
+    check("bits_per_key_for_fpr of a rate below the 32-bit hash collisions "
+          "is a ValueError", raises(ValueError, bf.bits_per_key_for_fpr, 1e-6))
+    check("bits_per_key_for_fpr outside (0, 1) is a ValueError",
+          all(raises(ValueError, bf.bits_per_key_for_fpr, t)
+              for t in (0, 1, -0.5, 2, float("nan"))))
+    check("k_for_bits_per_key is floor(0.69 bpk) in 1..30",
+          all(bf.k_for_bits_per_key(b) == min(30, max(1, int(b * 0.69)))
+              for b in range(0, 100)))
+    check("hash(bytes) is LevelDB's Hash",
+          all(bf.hash(k) == leveldb_hash(k) for k in
+              [b"", b"a", b"ab", b"abc", b"abcd", b"\x80", b"\xff\xfe\xfd",
+               b"hello world!!", bytes(range(256))]))
+    check("__version__ is the header's BLOOMFILTER_VERSION", "#define BLOOMFILTER_VERSION\t\t\t\"%s\"" % bf.__version__
+          in open(os.path.join(ROOT, "lib", "bloomfilter.h")).read()
+          and bf.library_version() == bf.__version__, bf.__version__)
+
+
+def main(argv):
+    args = argv[1:]
+    build = "--build" in args
+    args = [a for a in args if a != "--build"]
+    if len(args) != 1:
+        print("usage: python3 test/python_test.py [--build] BUILD_DIR",
+              file=sys.stderr)
+        return 2
+    build_dir = os.path.abspath(args[0])
+    if build:
+        subprocess.check_call([sys.executable,
+                               os.path.join(ROOT, "python", "setup.py"), "-q",
+                               "build", "--build-lib", build_dir])
+    sys.path.insert(0, build_dir)
+    import bloomfilter as bf
+    from bloomfilter import _bloomfilter as raw_probe
+
+    check("bloomfilter is imported from %s" % build_dir,
+          os.path.dirname(os.path.dirname(os.path.abspath(bf.__file__)))
+          == build_dir, bf.__file__)
+    test_vectors(bf, raw_probe)
+    test_keys(bf)
+    test_errors(bf)
+    test_filters(bf)
+    test_functions(bf)
+    print("python: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
