@@ -78,7 +78,7 @@ bf_pkg_installed() {
 	[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" = "install ok installed" ]
 }
 
-# bf_ensure_deps [--leveldb] [--robustness] [--bench]
+# bf_ensure_deps [--leveldb] [--robustness] [--bench] [--outside]
 bf_ensure_deps() {
 	local want=("postgresql-$BF_PG_MAJOR" "postgresql-server-dev-$BF_PG_MAJOR"
 		build-essential gcc make g++)
@@ -90,6 +90,8 @@ bf_ensure_deps() {
 		--robustness) want+=(clang libclang-rt-dev sqlsmith) ;;
 		# bench/run.sh: the HyperLogLog extension it compares bloom_agg with
 		--bench) want+=("postgresql-$BF_PG_MAJOR-hll") ;;
+		# libbloomfilter's install test and the Python module's build and pip install
+		--outside) want+=(pkg-config python3-dev python3-setuptools python3-venv python3-pip python3-wheel) ;;
 		*)
 			bf_err "bf_ensure_deps: unknown argument $arg"
 			return 2

@@ -457,12 +457,37 @@ suite_start() {
 	stage_unit
 }
 
+# libbloomfilter, the bloomfilter tool and the Python module: built with
+# warnings as errors, tested alone, installed as a user would, and against
+# SQL on a cluster of their own.
+stage_outside() {
+	local pydir=$LOGDIR/python-build rc=0
+	stage "outside the database: libbloomfilter, the tool, the Python module"
+	make -s -C lib clean >/dev/null 2>&1 || true
+	rm -rf "$pydir" python/build
+	{ make -C lib CFLAGS="-O2 -g -Werror" all test_library &&
+		python3 python/setup.py -q build --build-base "$LOGDIR/python-obj" --build-lib "$pydir"; } \
+		>"$LOGDIR/outside-build.log" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ] || grep -E '[0-9]+: warning:' "$LOGDIR/outside-build.log"; then
+		cat "$LOGDIR/outside-build.log"
+		record "outside build" 0 1 "FAILED (exit $rc, or compiler warnings)"
+		return 0
+	fi
+	record "outside build" 1 0 "library, tool and module, no warning"
+	run_suite "library (C API)" library "$LOGDIR/library.log" \
+		env LD_LIBRARY_PATH=lib lib/test_library test/data/vectors
+	run_suite "library install" library-install "$LOGDIR/library-install.log" test/library_install_test.sh
+	run_suite "tool" tool "$LOGDIR/tool.log" test/tool_test.sh lib/bloomfilter
+	run_suite "python module" python "$LOGDIR/python.log" python3 test/python_test.py "$pydir"
+	run_suite "outside <-> SQL" outside "$LOGDIR/outside.log" test/outside_test.sh lib/bloomfilter "$pydir"
+}
+
 # ---- the host's suite --------------------------------------------------------
 
 host_suite() {
 	local rc
 
-	suite_start --leveldb --robustness --bench || return 1
+	suite_start --leveldb --robustness --bench --outside || return 1
 
 	stage "unit tests under AddressSanitizer + UBSan (make unittest-sanitize)"
 	run_suite "unit (ASan+UBSan)" unit "$LOGDIR/unit-sanitize.log" "${MAKE[@]}" unittest-sanitize
@@ -480,6 +505,8 @@ host_suite() {
 	fuzz_note=$(sed -nE 's/^fuzz: ([0-9]+) executions in total.*/\1 executions/p' "$LOGDIR/fuzz.log" | tail -n 1)
 	fuzz_seed=$(sed -nE 's/^fuzz: .* seed ([0-9]+) .*/seed \1/p' "$LOGDIR/fuzz.log" | head -n 1)
 	record_counted "fuzz" fuzz "$rc" "$LOGDIR/fuzz.log" "$fuzz_note $fuzz_seed"
+
+	stage_outside
 
 	# The rates and key counts users read, against real keys (about 30 s),
 	# and the checked-in table of rates against the program that made it.
