@@ -517,60 +517,103 @@ copy_bytes(const uint8_t *bytes, size_t len)
 	return copy;
 }
 
-int
-bloomfilter_parse(const uint8_t *input, size_t input_len, uint8_t **filter,
-				  size_t *len)
+/*
+ * Input of the text form's shape ("\x", hex digits, trailing whitespace)
+ * decoded into a new allocation: OK, or the text form's error, or
+ * BLOOMFILTER_ERR_NO_MEMORY.
+ */
+static int
+decode_text(const uint8_t *input, size_t input_len, uint8_t **bytes,
+			size_t *len)
 {
 	size_t		text_len = input_len;
 	uint8_t    *out;
 	int			error;
+
+	*bytes = NULL;
+	while (text_len > 2 && is_space(input[text_len - 1]))
+		text_len--;
+	out = malloc(bloom_hex_decoded_max(text_len) + 1);
+	if (out == NULL)
+		return BLOOMFILTER_ERR_NO_MEMORY;
+	error = from_status(bloom_hex_decode((const char *) input, text_len, out,
+										 len));
+	if (error != BLOOMFILTER_OK)
+	{
+		free(out);
+		return error;
+	}
+	*bytes = out;
+	return BLOOMFILTER_OK;
+}
+
+static bool
+starts_as_text(const uint8_t *input, size_t input_len)
+{
+	return input_len >= 2 && input[0] == '\\' && input[1] == 'x';
+}
+
+int
+bloomfilter_read(const uint8_t *input, size_t input_len, uint8_t **bytes,
+				 size_t *len)
+{
+	int			error;
+
+	if (bytes == NULL || len == NULL || (input == NULL && input_len > 0))
+		return BLOOMFILTER_ERR_ARGUMENT;
+	*bytes = NULL;
+	*len = 0;
+	if (starts_as_text(input, input_len))
+	{
+		error = decode_text(input, input_len, bytes, len);
+		if (error != BLOOMFILTER_ERR_HEX_DIGIT && error != BLOOMFILTER_ERR_HEX_ODD)
+			return error;
+	}
+	if ((*bytes = copy_bytes(input, input_len)) == NULL)
+		return BLOOMFILTER_ERR_NO_MEMORY;
+	*len = input_len;
+	return BLOOMFILTER_OK;
+}
+
+int
+bloomfilter_parse(const uint8_t *input, size_t input_len, uint8_t **filter,
+				  size_t *len)
+{
+	int			error;
+	int			text_error = BLOOMFILTER_OK;
 
 	if (filter == NULL || len == NULL || (input == NULL && input_len > 0))
 		return BLOOMFILTER_ERR_ARGUMENT;
 	*filter = NULL;
 	*len = 0;
 
-	if (input_len >= 2 && input[0] == '\\' && input[1] == 'x')
+	if (starts_as_text(input, input_len))
 	{
-		size_t		decoded;
-		int			text_error;
-
-		while (text_len > 2 && is_space(input[text_len - 1]))
-			text_len--;
-		out = malloc(bloom_hex_decoded_max(text_len) + 1);
-		if (out == NULL)
-			return BLOOMFILTER_ERR_NO_MEMORY;
-		text_error = from_status(bloom_hex_decode((const char *) input,
-												  text_len, out, &decoded));
+		text_error = decode_text(input, input_len, filter, len);
 		if (text_error == BLOOMFILTER_OK)
 		{
-			/* text, by its shape: a filter in it must validate */
-			if ((error = bloomfilter_validate(out, decoded)) != BLOOMFILTER_OK)
+			/* text, by its shape: the filter in it must validate */
+			if ((error = bloomfilter_validate(*filter, *len)) != BLOOMFILTER_OK)
 			{
-				free(out);
-				return error;
+				free(*filter);
+				*filter = NULL;
+				*len = 0;
 			}
-			*filter = out;
-			*len = decoded;
-			return BLOOMFILTER_OK;
+			return error;
 		}
-		free(out);
-
-		/*
-		 * Not the text form's shape: raw bytes that start with \x, or text
-		 * with a mistake in it.  Raw bytes that validate are a filter;
-		 * otherwise what is wrong with the text is what its writer needs
-		 * to hear.
-		 */
-		if (bloom_validate(input, input_len) != BLOOM_OK)
+		if (text_error == BLOOMFILTER_ERR_NO_MEMORY)
 			return text_error;
 	}
 
+	/*
+	 * Raw bytes, or text with a mistake in it: raw bytes that validate are
+	 * a filter; otherwise, for input that starts as text, what is wrong
+	 * with the text is what its writer needs to hear.
+	 */
 	if ((error = bloomfilter_validate(input, input_len)) != BLOOMFILTER_OK)
-		return error;
-	if ((out = copy_bytes(input, input_len)) == NULL)
+		return text_error != BLOOMFILTER_OK ? text_error : error;
+	if ((*filter = copy_bytes(input, input_len)) == NULL)
 		return BLOOMFILTER_ERR_NO_MEMORY;
-	*filter = out;
 	*len = input_len;
 	return BLOOMFILTER_OK;
 }

@@ -246,6 +246,15 @@ BLOOMFILTER_API int bloomfilter_to_text(const uint8_t *filter, size_t len,
 BLOOMFILTER_API int bloomfilter_parse(const uint8_t *input, size_t input_len,
 									  uint8_t **filter, size_t *len);
 
+/*
+ * The bytes bloomfilter_parse would read, by the same rule, without
+ * validating them: for probing any bytes the way KeyMayMatch does (a tool
+ * that shows what LevelDB answers for a damaged filter).  Fails only for
+ * a NULL argument or want of memory.
+ */
+BLOOMFILTER_API int bloomfilter_read(const uint8_t *input, size_t input_len,
+									 uint8_t **bytes, size_t *len);
+
 #ifdef __cplusplus
 }
 #endif

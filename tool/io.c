@@ -2,7 +2,6 @@
  * io.c
  *		Errors, reading files, filters and lines, and writing outputs.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -153,7 +152,6 @@ tool_load_filter(const char *path, tool_filter *filter)
 	int			rc;
 
 	filter->path = path;
-	filter->from_library = true;
 	rc = bloomfilter_parse(input, input_len, &filter->bytes, &filter->len);
 	free(input);
 	if (rc != BLOOMFILTER_OK)
@@ -163,23 +161,8 @@ tool_load_filter(const char *path, tool_filter *filter)
 void
 tool_filter_free(tool_filter *filter)
 {
-	if (filter->from_library)
-		bloomfilter_free(filter->bytes);
-	else
-		free(filter->bytes);
+	bloomfilter_free(filter->bytes);
 	filter->bytes = NULL;
-}
-
-static int
-hex_value(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
 }
 
 void
@@ -187,37 +170,12 @@ tool_load_filter_unchecked(const char *path, tool_filter *filter)
 {
 	size_t		whole;
 	uint8_t    *input = tool_read_file(path, &whole);
-	size_t		n = whole;
-	size_t		digits;
-	bool		text;
+	int			error = bloomfilter_read(input, whole, &filter->bytes, &filter->len);
 
-	filter->path = path;
-	filter->from_library = false;
-
-	/*
-	 * bloomfilter_parse reads the text form only of a valid filter, so the
-	 * text form of one that is not is recognised here, by the same rule.
-	 */
-	while (n > 0 && isspace(input[n - 1]))
-		n--;
-	text = n >= 2 && input[0] == '\\' && input[1] == 'x' && (n - 2) % 2 == 0;
-	for (size_t i = 2; text && i < n; i++)
-		if (hex_value(input[i]) < 0)
-			text = false;
-	if (!text)
-	{
-		/* the trailing whitespace dropped above is part of raw bytes */
-		filter->bytes = input;
-		filter->len = whole;
-		return;
-	}
-	digits = n - 2;
-	filter->len = digits / 2;
-	filter->bytes = tool_xmalloc(filter->len);
-	for (size_t i = 0; i < filter->len; i++)
-		filter->bytes[i] = (uint8_t) (hex_value(input[2 + 2 * i]) << 4 |
-									  hex_value(input[3 + 2 * i]));
 	free(input);
+	if (error != BLOOMFILTER_OK)
+		tool_die("%s: %s", tool_display_name(path), bloomfilter_strerror(error));
+	filter->path = path;
 }
 
 void

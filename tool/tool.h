@@ -112,7 +112,6 @@ typedef struct tool_filter
 	const char *path;
 	uint8_t    *bytes;
 	size_t		len;
-	bool		from_library;	/* freed by bloomfilter_free, else free */
 } tool_filter;
 
 void		tool_load_filter(const char *path, tool_filter *filter);

@@ -7,6 +7,8 @@
  * through what a reader does with a filter:
  *	- parse accepts valid raw bytes unless they have the text form's shape,
  *	  and reads input of that shape as text; its result always validates;
+ *	- read takes the same form without validating, the same bytes where
+ *	  parse accepts;
  *	- the text form of the result parses back to the same bytes;
  *	- each probe position lies in the bit array, and a key whose probes
  *	  all read set bits is the key may_contain says may be there;
@@ -73,6 +75,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(error == BLOOMFILTER_OK, "valid raw bytes refused: %d", error);
 	if (text_shape && error == BLOOMFILTER_OK)
 		FUZZ_CHECK(len == text_bytes, "input of the text form's shape was not read as text");
+	FUZZ_CHECK(bloomfilter_read(input, size, &again, &again_len) == BLOOMFILTER_OK,
+			   "read refused input");
+	FUZZ_CHECK(again_len == (text_shape ? text_bytes : size), "read the wrong form");
+	if (error == BLOOMFILTER_OK)
+		FUZZ_CHECK(again_len == len && memcmp(again, filter, len) == 0,
+				   "read and parse disagree on a valid filter");
+	bloomfilter_free(again);
+	again = NULL;
+	again_len = 0;
 	if (error != BLOOMFILTER_OK)
 	{
 		FUZZ_CHECK(filter == NULL, "a refused parse returned a filter");

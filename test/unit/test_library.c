@@ -262,6 +262,14 @@ test_text_and_errors(void)
 		  "text with an odd number of digits says so");
 	check(bloomfilter_parse((const uint8_t *) "\\x0100", 6, &parsed, &len) == BLOOMFILTER_ERR_K_ZERO,
 		  "text that decodes to k 0 is refused");
+	check(bloomfilter_read((const uint8_t *) "\\x0100\n", 7, &parsed, &len) == BLOOMFILTER_OK &&
+		  len == 2 && parsed[0] == 1 && parsed[1] == 0,
+		  "read decodes the text form of bytes that do not validate");
+	bloomfilter_free(parsed);
+	check(bloomfilter_read((const uint8_t *) "\\x01g", 5, &parsed, &len) == BLOOMFILTER_OK &&
+		  len == 5 && memcmp(parsed, "\\x01g", 5) == 0,
+		  "read takes what is not of the text form's shape as raw bytes");
+	bloomfilter_free(parsed);
 	check(bloomfilter_validate(NULL, 0) == BLOOMFILTER_ERR_TOO_SHORT, "no bytes do not validate");
 	check(!bloomfilter_may_contain(short_filter, 1, "a", 1), "a 1-byte filter matches nothing");
 	check(bloomfilter_may_contain(k_31, 3, "a", 1), "a reserved k matches everything");
