@@ -554,6 +554,30 @@ starts_as_text(const uint8_t *input, size_t input_len)
 }
 
 int
+bloomfilter_parse_text(const char *text, size_t text_len, uint8_t **filter,
+					   size_t *len)
+{
+	const uint8_t *input = (const uint8_t *) text;
+	int			error;
+
+	if (filter == NULL || len == NULL || (text == NULL && text_len > 0))
+		return BLOOMFILTER_ERR_ARGUMENT;
+	*filter = NULL;
+	*len = 0;
+	if (!starts_as_text(input, text_len))
+		return BLOOMFILTER_ERR_HEX_PREFIX;
+	if ((error = decode_text(input, text_len, filter, len)) != BLOOMFILTER_OK)
+		return error;
+	if ((error = bloomfilter_validate(*filter, *len)) != BLOOMFILTER_OK)
+	{
+		free(*filter);
+		*filter = NULL;
+		*len = 0;
+	}
+	return error;
+}
+
+int
 bloomfilter_read(const uint8_t *input, size_t input_len, uint8_t **bytes,
 				 size_t *len)
 {

@@ -246,6 +246,10 @@ BLOOMFILTER_API int bloomfilter_to_text(const uint8_t *filter, size_t len,
 BLOOMFILTER_API int bloomfilter_parse(const uint8_t *input, size_t input_len,
 									  uint8_t **filter, size_t *len);
 
+/* A filter from its text form only, validated, in a new allocation. */
+BLOOMFILTER_API int bloomfilter_parse_text(const char *text, size_t text_len,
+										   uint8_t **filter, size_t *len);
+
 /*
  * The bytes bloomfilter_parse would read, by the same rule, without
  * validating them: for probing any bytes the way KeyMayMatch does (a tool

@@ -661,20 +661,6 @@ done:
 	return result;
 }
 
-static int
-is_space_byte(uint8_t c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
-		c == '\v';
-}
-
-static int
-is_hex_digit(uint8_t c)
-{
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
-		(c >= 'A' && c <= 'F');
-}
-
 PyDoc_STRVAR(parse_doc,
 "parse(data) -> bytes\n\n"
 "A validated filter from its raw bytes or its text form \"\\\\x...\" (bytes,\n"
@@ -684,7 +670,6 @@ static PyObject *
 mod_parse(PyObject *module, PyObject *arg)
 {
 	filter_arg	f;
-	PyObject   *encoded = NULL;
 	uint8_t    *filter;
 	size_t		len;
 	int			error;
@@ -692,44 +677,18 @@ mod_parse(PyObject *module, PyObject *arg)
 	(void) module;
 	if (PyUnicode_Check(arg))
 	{
-		const uint8_t *t;
 		Py_ssize_t	n;
-		size_t		textlen,
-					i;
+		const char *text = PyUnicode_AsUTF8AndSize(arg, &n);
 
-		/* a str is the text form only: say what is wrong with it as text */
-		encoded = PyUnicode_AsUTF8String(arg);
-		if (encoded == NULL)
+		/* a str is the text form only: what is wrong with it is as text */
+		if (text == NULL)
 			return NULL;
-		t = (const uint8_t *) PyBytes_AS_STRING(encoded);
-		n = PyBytes_GET_SIZE(encoded);
-		textlen = (size_t) n;
-		while (textlen > 2 && is_space_byte(t[textlen - 1]))
-			textlen--;
-		error = BLOOMFILTER_OK;
-		if (textlen < 2 || t[0] != '\\' || t[1] != 'x')
-			error = BLOOMFILTER_ERR_HEX_PREFIX;
-		else
-		{
-			for (i = 2; i < textlen; i++)
-				if (!is_hex_digit(t[i]))
-				{
-					error = BLOOMFILTER_ERR_HEX_DIGIT;
-					break;
-				}
-			if (error == BLOOMFILTER_OK && (textlen - 2) % 2 != 0)
-				error = BLOOMFILTER_ERR_HEX_ODD;
-		}
+		error = bloomfilter_parse_text(text, (size_t) n, &filter, &len);
 		if (error != BLOOMFILTER_OK)
-		{
-			Py_DECREF(encoded);
 			return raise_library_error(error);
-		}
-		f.has_view = 0;
-		f.bytes = t;
-		f.len = (size_t) n;
+		return bytes_from_library(filter, len);
 	}
-	else if (filter_arg_get(arg, &f) < 0)
+	if (filter_arg_get(arg, &f) < 0)
 	{
 		PyErr_Clear();
 		PyErr_Format(PyExc_TypeError,
@@ -739,7 +698,6 @@ mod_parse(PyObject *module, PyObject *arg)
 	}
 	error = bloomfilter_parse(f.bytes, f.len, &filter, &len);
 	filter_arg_release(&f);
-	Py_XDECREF(encoded);
 	if (error != BLOOMFILTER_OK)
 		return raise_library_error(error);
 	return bytes_from_library(filter, len);

@@ -270,6 +270,15 @@ test_text_and_errors(void)
 		  len == 5 && memcmp(parsed, "\\x01g", 5) == 0,
 		  "read takes what is not of the text form's shape as raw bytes");
 	bloomfilter_free(parsed);
+	check(bloomfilter_parse_text("\\x01020306", 10, &parsed, &len) == BLOOMFILTER_OK &&
+		  len == 4 && parsed[3] == 6, "parse_text reads the text form");
+	bloomfilter_free(parsed);
+	check(bloomfilter_parse_text((const char *) raw, sizeof(raw), &parsed, &len) == BLOOMFILTER_ERR_HEX_DIGIT &&
+		  parsed == NULL, "parse_text takes no raw bytes, even those starting with \\x");
+	check(bloomfilter_parse_text("0102", 4, &parsed, &len) == BLOOMFILTER_ERR_HEX_PREFIX,
+		  "parse_text wants the \\x");
+	check(bloomfilter_parse_text("\\x0100", 6, &parsed, &len) == BLOOMFILTER_ERR_K_ZERO,
+		  "parse_text validates");
 	check(bloomfilter_validate(NULL, 0) == BLOOMFILTER_ERR_TOO_SHORT, "no bytes do not validate");
 	check(!bloomfilter_may_contain(short_filter, 1, "a", 1), "a 1-byte filter matches nothing");
 	check(bloomfilter_may_contain(k_31, 3, "a", 1), "a reserved k matches everything");
