@@ -1,21 +1,24 @@
 #!/usr/bin/env bash
 #
-# test/docs_test.sh -- the documentation's SQL runs, and its links resolve.
+# test/docs_test.sh -- the documentation's examples run, and its links
+# resolve.
 #
 #   test/docs_test.sh              every file below
 #   test/docs_test.sh FILE...      these Markdown files only
 #   test/docs_test.sh --keep       leave the databases in place
+#   test/docs_test.sh --write-images   remake doc/img/ from the blocks
 #
 # SQL.  Every fenced block whose info string is exactly `sql` in README.md,
-# CONTRIBUTING.md, CHANGELOG.md and doc/*.md is run, in file order, by
-# psql -v ON_ERROR_STOP=1, in a fresh database per file (docs_test_<file>,
-# made empty: a file's first block creates the extension).  The blocks of
-# one file share that database, so a later block may use the tables of an
-# earlier one; each block is one psql session.  A block that fails (an
-# error, a psql error, a missing object) is a failed test, and the next
-# blocks of the file still run.  The server is the one the PG* environment
-# points at; the extension must be installed there (make install).  A
-# statement may take BLOOM_DOCS_TIMEOUT seconds (default 120).
+# CONTRIBUTING.md, CHANGELOG.md, bench/README.md, python/README.md and
+# doc/*.md is run, in file order, by psql -v ON_ERROR_STOP=1, in a fresh
+# database per file (docs_test_<file>, made empty: a file's first block
+# creates the extension).  The blocks of one file share that database, so
+# a later block may use the tables of an earlier one; each block is one
+# psql session.  A block that fails (an error, a psql error, a missing
+# object) is a failed test, and the next blocks of the file still run.
+# The server is the one the PG* environment points at; the extension must
+# be installed there (make install).  A statement, and a program block,
+# may take BLOOM_DOCS_TIMEOUT seconds (default 120).
 #
 # A block that cannot run on one server is marked by its info string:
 #   ```sql fdw          statements of doc/distributed.md that test/fdw_test.sh
@@ -26,15 +29,36 @@
 # file the block is in, and that no other info string starting with `sql`
 # is used (a typo would otherwise skip a block silently).
 #
+# Programs.  Blocks of the tool, the Python module and the C library run too,
+# marked by a second word in their info string:
+#   ```sh run           run by bash -e -o pipefail
+#   ```python run       run by python3
+#   ```LANG file NAME   not run: written to NAME, for a later block (a C
+#                       program that an `sh run` block compiles, a key file)
+# A plain ```sh, ```python or ```c block is shown only (commands that
+# install, say), and any other second word fails.  When the files have such
+# blocks, the test first builds lib/ (make -C lib, on a copy of the
+# sources) and installs it into a temporary root, and builds the Python
+# module into a temporary directory;
+# the blocks then find the tool on PATH, the module on PYTHONPATH, the
+# library through pkg-config (PKG_CONFIG_SYSROOT_DIR) and LD_LIBRARY_PATH,
+# and psql on PATH with PGDATABASE the file's database.  Every block of a
+# file, sql ones included, runs in one fresh directory, so a file a block
+# writes is there for the next (\copy reads it).
+#
+# Pictures.  An image under doc/img/ that a file shows is made by that
+# file's blocks: after they run, the file of the same name in their
+# directory must have the image's bytes (the tool's SVG depends on the
+# filter alone).  --write-images copies those files into doc/img/ instead.
+#
 # Links.  Every relative link and image ([text](path), [text](path#anchor),
-# [text](#anchor), reference definitions) in README.md, CONTRIBUTING.md,
-# CHANGELOG.md, bench/README.md and doc/*.md, outside code, must name a file
-# or directory of the checkout, and an #anchor must be a heading of the
-# target Markdown file as GitHub makes anchors of them: the heading's text
-# without markup, lower-cased, every character that is not a letter, a
-# digit, a space, a hyphen or an underscore dropped, spaces made hyphens,
-# and -1, -2, ... appended to repeats.  http(s) and mailto links are not
-# fetched.
+# [text](#anchor), reference definitions) in those files, outside code,
+# must name a file or directory of the checkout, and an #anchor must be a
+# heading of the target Markdown file as GitHub makes anchors of them: the
+# heading's text without markup, lower-cased, every character that is not
+# a letter, a digit, a space, a hyphen or an underscore dropped, spaces
+# made hyphens, and -1, -2, ... appended to repeats.  http(s) and mailto
+# links are not fetched.
 #
 # One test per block and per link.  Prints "docs: N passed, N failed".
 set -euo pipefail
@@ -45,10 +69,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . test/lib/checks.sh
 
 KEEP=
+WRITE_IMAGES=
 FILES=()
 while [ "$#" -gt 0 ]; do
 	case $1 in
 	--keep) KEEP=1 ;;
+	--write-images) WRITE_IMAGES=1 ;;
 	-h | --help)
 		sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
 		exit 0
@@ -62,7 +88,7 @@ while [ "$#" -gt 0 ]; do
 	shift
 done
 if [ "${#FILES[@]}" -eq 0 ]; then
-	for f in README.md CONTRIBUTING.md CHANGELOG.md bench/README.md doc/*.md; do
+	for f in README.md CONTRIBUTING.md CHANGELOG.md bench/README.md python/README.md doc/*.md; do
 		[ -f "$f" ] && FILES+=("$f")
 	done
 fi
@@ -75,9 +101,11 @@ bf_mktemp_dir WORK
 
 # ---- the Markdown, read once ----------------------------------------------------
 
-# Writes WORK/blocks.tsv (FILE LINE INFO BLOCKFILE, one line a fenced sql
-# block) and WORK/links.tsv (FILE LINE TARGET VERDICT, VERDICT "ok" or why
-# not), the blocks' text under WORK/blocks/.
+# Writes WORK/blocks.tsv (FILE LINE INFO BLOCKFILE, one line a fenced block
+# this test runs or checks: sql, or a second word after sh, python or c),
+# WORK/links.tsv (FILE LINE TARGET VERDICT, VERDICT "ok" or why not) and
+# WORK/images.tsv (FILE LINE TARGET, each image under doc/img/), the
+# blocks' text under WORK/blocks/.
 python3 - "$WORK" "${FILES[@]}" <<'PY'
 import os
 import re
@@ -183,16 +211,26 @@ def check_link(src, target):
 LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 REFDEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$")
 
+# The program blocks' languages; a plain ```sh (one word) is shown only.
+PROGRAMS = {"sh": "sh", "python": "py", "c": "c"}
+IMAGE = re.compile(r"!\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?")
+
 with open(os.path.join(work, "blocks.tsv"), "w") as bt, \
-        open(os.path.join(work, "links.tsv"), "w") as lt:
+        open(os.path.join(work, "links.tsv"), "w") as lt, \
+        open(os.path.join(work, "images.tsv"), "w") as it:
     n = 0
     for path in files:
         prose, blocks = split(path)
         for start, info, text in blocks:
-            if not info.lower().startswith("sql"):
+            words = info.split()
+            if info.lower().startswith("sql"):
+                ext = "sql"
+            elif len(words) > 1 and words[0] in PROGRAMS:
+                ext = PROGRAMS[words[0]]
+            else:
                 continue
             n += 1
-            name = os.path.join(work, "blocks", "%04d.sql" % n)
+            name = os.path.join(work, "blocks", "%04d.%s" % (n, ext))
             with open(name, "w") as f:
                 f.write(text)
             bt.write("%s\t%d\t%s\t%s\n" % (path, start, info, name))
@@ -206,9 +244,13 @@ with open(os.path.join(work, "blocks.tsv"), "w") as bt, \
                 verdict = check_link(path, t)
                 if verdict is not None:
                     lt.write("%s\t%d\t%s\t%s\n" % (path, num, t, verdict))
+            for m in IMAGE.finditer(code_free):
+                full = os.path.normpath(os.path.join(os.path.dirname(path), m.group(1)))
+                if os.path.dirname(full) == os.path.join("doc", "img"):
+                    it.write("%s\t%d\t%s\n" % (path, num, full))
 PY
 
-# ---- the SQL blocks ---------------------------------------------------------------
+# ---- the databases ----------------------------------------------------------------
 
 # db_name FILE: the file's database
 db_name() {
@@ -244,30 +286,112 @@ drop_databases() {
 	done
 }
 
+# ---- the programs' kit ----------------------------------------------------------
+
+# run_dir FILE: the directory the blocks of FILE run in
+run_dir() { printf '%s/run/%s\n' "$WORK" "$(db_name "$1")"; }
+
+# Builds what the program blocks use, once, if any file has one: lib/ and
+# the tool from a copy of their sources (so that a build or clean in the
+# checkout at the same time cannot disturb it), installed under WORK/root
+# as `make -C lib install` installs them, and the Python module under
+# WORK/python.  Output goes to logs, shown on failure.
+KIT=
+build_kit() {
+	local tree=$WORK/tree root=$WORK/root prefix=/usr/local pypid rc=0
+	[ -n "$KIT" ] && return 0
+	KIT=failed
+	mkdir -p "$tree/lib" "$tree/src/core" "$tree/tool"
+	cp lib/Makefile lib/*.c lib/*.h lib/*.in lib/*.map "$tree/lib/"
+	cp src/core/*.c src/core/*.h "$tree/src/core/"
+	cp tool/*.c tool/*.h "$tree/tool/"
+	# the module builds beside the library: they share no files
+	python3 python/setup.py -q build --build-lib "$WORK/python" \
+		--build-temp "$WORK/python-build" >"$WORK/python.log" 2>&1 &
+	pypid=$!
+	if ! make -s -j2 -C "$tree/lib" PREFIX=$prefix >"$WORK/lib.log" 2>&1 ||
+		! make -s -C "$tree/lib" install PREFIX=$prefix DESTDIR="$root" >>"$WORK/lib.log" 2>&1; then
+		fail "make -C lib, or its install, fails:"
+		sed 's/^/     /' "$WORK/lib.log" | tail -n 20
+		rc=1
+	fi
+	if ! wait "$pypid"; then
+		fail "the Python module does not build:"
+		sed 's/^/     /' "$WORK/python.log" | tail -n 20
+		rc=1
+	fi
+	[ "$rc" -eq 0 ] || return 1
+	PATH="$root$prefix/bin:${PSQL%/*}:$PATH"
+	export PATH
+	export PYTHONPATH="$WORK/python${PYTHONPATH:+:$PYTHONPATH}"
+	export PKG_CONFIG_SYSROOT_DIR=$root
+	export PKG_CONFIG_PATH="$root$prefix/lib/pkgconfig"
+	export LD_LIBRARY_PATH="$root$prefix/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+	KIT=ok
+	pass "lib, the tool and the Python module build for the program blocks"
+}
+
+# ---- the blocks -------------------------------------------------------------------
+
+# run_block WHERE KIND COMMAND...: one block, in the file's directory
+run_block() {
+	local where=$1 kind=$2
+	shift 2
+	if (cd "$dir" && PGOPTIONS="${PGOPTIONS:-} -c statement_timeout=${BLOCK_TIMEOUT}s" \
+		timeout -k 10 $((BLOCK_TIMEOUT + 30)) "$@") >"$WORK/out" 2>&1 </dev/null; then
+		pass "$where: the $kind block runs"
+	else
+		fail "$where: the $kind block fails:"
+		sed 's/^/     /' "$WORK/out" | tail -n 20
+	fi
+}
+
 if ! psql_admin -At -c "SELECT 1" >/dev/null 2>"$WORK/connect.log"; then
 	cat "$WORK/connect.log"
 	fail "no server (PGHOST=${PGHOST:-} PGPORT=${PGPORT:-}): the SQL blocks cannot run"
 else
+	if grep -qE $'\t(sh|python|c) ' "$WORK/blocks.tsv"; then
+		build_kit || true
+	fi
 	file_seen=
+	dir=
 	while IFS=$'\t' read -r file line info block; do
 		where="$file:$line"
 		case $info in
-		sql)
+		sql | 'sh run' | 'python run' | 'sh file '* | 'python file '* | 'c file '*)
 			if [ "$file" != "$file_seen" ]; then
 				file_seen=$file
 				new_database "$file"
+				dir=$(run_dir "$file")
+				mkdir -p "$dir"
+				export PGDATABASE=$current
 			fi
 			[ -n "$current" ] || {
 				fail "$where: not run (no database)"
 				continue
 			}
-			if PGOPTIONS="${PGOPTIONS:-} -c statement_timeout=${BLOCK_TIMEOUT}s" \
-				timeout -k 10 $((BLOCK_TIMEOUT + 30)) \
-				"$PSQL" -X -q -v ON_ERROR_STOP=1 -d "$current" -f "$block" >"$WORK/out" 2>&1; then
-				pass "$where: the sql block runs"
+			;;
+		esac
+		case $info in
+		sql)
+			run_block "$where" sql "$PSQL" -X -q -v ON_ERROR_STOP=1 -d "$current" -f "$block"
+			;;
+		'sh run' | 'python run')
+			if [ "$KIT" != ok ]; then
+				fail "$where: not run (the tool or the module did not build)"
+			elif [ "$info" = 'sh run' ]; then
+				run_block "$where" sh bash -e -o pipefail "$block"
 			else
-				fail "$where: the sql block fails:"
-				sed 's/^/     /' "$WORK/out" | head -n 20
+				run_block "$where" python python3 "$block"
+			fi
+			;;
+		'sh file '* | 'python file '* | 'c file '*)
+			name=${info#* file }
+			if [[ $name =~ ^[A-Za-z0-9._-]+$ ]]; then
+				cp "$block" "$dir/$name"
+				pass "$where: the block is written to $name"
+			else
+				fail "$where: '$info': the file name must be a plain name"
 			fi
 			;;
 		'sql fdw' | 'sql fdw remote' | 'sql citus')
@@ -280,11 +404,28 @@ else
 			fi
 			;;
 		*)
-			fail "$where: unknown info string '$info' (sql, sql fdw, sql fdw remote or sql citus)"
+			fail "$where: unknown info string '$info' (sql, sql fdw, sql fdw remote, sql citus, sh run, python run or LANG file NAME)"
 			;;
 		esac
 	done <"$WORK/blocks.tsv"
 	drop_databases
+
+	# The pictures the blocks made, against those in doc/img/.
+	while IFS=$'\t' read -r file line image; do
+		made=$(run_dir "$file")/${image##*/}
+		if [ ! -f "$made" ]; then
+			fail "$file:$line: $image: no block of $file makes ${image##*/}"
+		elif [ -z "$WRITE_IMAGES" ] && [ ! -f "$image" ]; then
+			fail "$file:$line: $image is missing (test/docs_test.sh --write-images makes it)"
+		elif [ -n "$WRITE_IMAGES" ]; then
+			cp "$made" "$image"
+			pass "$file:$line: $image written"
+		elif cmp -s "$made" "$image"; then
+			pass "$file:$line: $image is what the blocks make"
+		else
+			fail "$file:$line: $image differs from what the blocks make (test/docs_test.sh --write-images remakes it)"
+		fi
+	done <"$WORK/images.tsv"
 fi
 
 # ---- the links ------------------------------------------------------------------------
@@ -297,5 +438,5 @@ while IFS=$'\t' read -r file line target verdict; do
 	fi
 done <"$WORK/links.tsv"
 
-echo "docs: $(wc -l <"$WORK/blocks.tsv") sql blocks in ${#FILES[@]} files ($ndb databases), $(wc -l <"$WORK/links.tsv") relative links"
+echo "docs: $(wc -l <"$WORK/blocks.tsv") blocks in ${#FILES[@]} files ($ndb databases), $(wc -l <"$WORK/links.tsv") relative links"
 check_summary docs

@@ -30,7 +30,7 @@ typedef struct tool_command
 
 #define OUTPUT_HELP \
 	"  --output-format FMT raw (default): the filter's bytes; text: SQL's \\x form\n" \
-	"                      and a newline, for COPY or psql\n" \
+	"                      and a newline, for psql and COPY (FORMAT csv)\n" \
 	"  -o, --output OUT    write to OUT (all or nothing) instead of stdout\n"
 
 static const tool_command commands[] = {
