@@ -160,7 +160,7 @@ cmd_picture(int argc, char **argv)
 	double		width,
 				margin = 16,
 				cell,
-				grid_top = 64,
+				grid_top = 82,
 				legend_top,
 				bar_w,
 				height;
@@ -228,12 +228,15 @@ cmd_picture(int argc, char **argv)
 			  margin);
 	sb_xml_text(&sb, tool_display_name(filter.path));
 	sb_printf(&sb, ": %llu bits, k=%u</text>\n", (unsigned long long) bits, info.k);
+	/* two lines: one would run past the right edge of a narrow picture */
 	sb_printf(&sb,
 			  "<text x=\"%.0f\" y=\"46\" font-size=\"13\">%llu of %llu bits set"
-			  " (%.1f%% full), %s, false positive rate %.3g%%</text>\n",
+			  " (%.1f%% full)</text>\n",
 			  margin, (unsigned long long) info.bits_set,
-			  (unsigned long long) bits, info.fill_ratio * 100, estimate,
-			  info.false_positive_rate * 100);
+			  (unsigned long long) bits, info.fill_ratio * 100);
+	sb_printf(&sb,
+			  "<text x=\"%.0f\" y=\"64\" font-size=\"13\">%s, false positive rate %.3g%%</text>\n",
+			  margin, estimate, info.false_positive_rate * 100);
 
 	/* the grid */
 	sb_printf(&sb, "<g id=\"regions\" stroke=\"white\" stroke-width=\"%s\">\n",
