@@ -94,7 +94,8 @@ bf__chroot_packages() {
 	fi
 	case $kind in
 	run) echo "postgresql-$major" ;;
-	build) echo "postgresql-$major postgresql-server-dev-$major postgresql-server-dev-all build-essential debhelper fakeroot binutils$citus" ;;
+	# dh-python and the python3 packages: the .deb builds python3-bloomfilter
+	build) echo "postgresql-$major postgresql-server-dev-$major postgresql-server-dev-all build-essential debhelper fakeroot binutils dh-python python3-all-dev python3-setuptools$citus" ;;
 	*) return 1 ;;
 	esac
 }

@@ -669,20 +669,29 @@ deb_build() {
 
 package_suite() {
 	local major=$1 root rc=0 version deb_dir debs
-	stage "PostgreSQL $major: .deb package (dpkg-buildpackage), installed into a fresh chroot"
+	# What the source builds for MAJOR: the extension, the library, its
+	# development files, the tool and the Python module (not the -dbgsym).
+	# Globs, expanded in the directory they were built in.
+	local built=("postgresql-$major-bloomfilter_*.deb" "libbloomfilter1_*.deb"
+		"libbloomfilter-dev_*.deb" "bloomfilter-tools_*.deb" "python3-bloomfilter_*.deb")
+	stage "PostgreSQL $major: .deb packages (dpkg-buildpackage), installed into a fresh chroot"
 	version=$(sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" bloomfilter.control)
 
-	# The host builds its own major's package too, as a packager there would.
+	# The host builds its own major's packages too, as a packager there would.
 	if [ "$major" = "$BF_PG_MAJOR" ]; then
 		deb_dir=$LOGDIR/deb-host
 		rm -rf "$deb_dir"
 		copy_tree "$deb_dir/bloomfilter-$version"
 		rc=0
-		deb_build host "$deb_dir/bloomfilter-$version" "$LOGDIR/deb-host-build.log" || rc=$?
-		if [ "$rc" -eq 0 ] && debs=$(cd "$deb_dir" && ls postgresql-"$major"-bloomfilter_*.deb 2>/dev/null); then
-			record "pg$major deb build (host)" 1 0 "$debs"
+		# The Python module's Build-Depends (deb_build installs the rest).
+		bf_ensure_packages dh-python python3-all-dev python3-setuptools \
+			>"$LOGDIR/deb-host-deps.log" 2>&1 || rc=$?
+		[ "$rc" -eq 0 ] && { deb_build host "$deb_dir/bloomfilter-$version" "$LOGDIR/deb-host-build.log" || rc=$?; }
+		# shellcheck disable=SC2048,SC2086 # the globs are meant to expand there
+		if [ "$rc" -eq 0 ] && debs=$(cd "$deb_dir" && ls ${built[*]} 2>/dev/null); then
+			record "pg$major deb build (host)" 1 0 "${debs//$'\n'/ }"
 		else
-			tail -n 40 "$LOGDIR/deb-host-build.log"
+			tail -n 40 "$LOGDIR/deb-host-deps.log" "$LOGDIR/deb-host-build.log" 2>/dev/null
 			record "pg$major deb build (host)" 0 1 "FAILED (exit $rc): $LOGDIR/deb-host-build.log"
 		fi
 	fi
@@ -696,11 +705,14 @@ package_suite() {
 		record "pg$major deb" 0 0 "SKIPPED: the mirror no longer carries $(bf_major_suite "$major")"
 		return 0
 	fi
-	if [ "$rc" -ne 0 ] || ! debs=$(cd "$deb_dir" && ls postgresql-"$major"-bloomfilter_*.deb 2>/dev/null); then
+	# Every package, or the build failed.
+	# shellcheck disable=SC2048,SC2086
+	if [ "$rc" -ne 0 ] || ! debs=$(cd "$deb_dir" && ls ${built[*]} 2>/dev/null); then
 		tail -n 40 "$LOGDIR/deb$major-build.log"
 		record "pg$major deb build" 0 1 "FAILED (exit $rc): $LOGDIR/deb$major-build.log"
 		return 0
 	fi
+	debs=${debs//$'\n'/ }
 	if grep -E 'warning:' "$LOGDIR/deb$major-build.log" | grep -Ev '^make(\[[0-9]+\])?: |dpkg-' >/dev/null; then
 		grep -E 'warning:' "$LOGDIR/deb$major-build.log"
 		record "pg$major deb build" 0 1 "FAILED: compiler warnings"
@@ -715,7 +727,8 @@ package_suite() {
 		return 0
 	fi
 	mkdir -p "$deb_dir/debs"
-	cp "$deb_dir"/postgresql-"$major"-bloomfilter_*.deb "$deb_dir/debs/"
+	# shellcheck disable=SC2048,SC2086
+	(cd "$deb_dir" && cp ${built[*]} debs/)
 	BF_SESSION_TIMEOUT=$STAGE_TIMEOUT bf_chroot_session "$root" "$deb_dir:/build" -- \
 		bash -c "cd /build/bloomfilter-$version && bash test/deb_install_test.sh /build/debs/*.deb" \
 		2>&1 | tee "$LOGDIR/deb$major-install.log" || rc=$?

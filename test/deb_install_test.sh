@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 #
-# test/deb_install_test.sh -- the postgresql-N-bloomfilter .deb works on a
-# system that has the PostgreSQL N server and no build tools.
+# test/deb_install_test.sh -- the .debs of the Debian source (the
+# postgresql-N-bloomfilter extension, libbloomfilter1, libbloomfilter-dev,
+# bloomfilter-tools, python3-bloomfilter) work on a system that has the
+# PostgreSQL N server and no build tools.
 #
 #   test/deb_install_test.sh [--allow-build-tools] PACKAGE.deb...
 #
@@ -13,17 +15,32 @@
 #   - checks that no compiler and no make is installed (the premise);
 #   - installs the given packages with apt-get, as a user would, with what
 #     they depend on (a -dbgsym may come along);
+#   - for libbloomfilter1, libbloomfilter-dev, bloomfilter-tools and
+#     python3-bloomfilter (without compiling: there is no compiler): their
+#     files landed and are theirs (the shared library and its soname link,
+#     the header, libbloomfilter.so, libbloomfilter.a, bloomfilter.pc naming
+#     the library's directory, /usr/bin/bloomfilter, the module);
+#     the dynamic linker finds libbloomfilter.so.1 (through Python's ctypes,
+#     with python3-bloomfilter); bloomfilter --version; a filter the tool
+#     builds from three keys answers for them and not for absent keys; the
+#     module imports from /usr/lib/python3/dist-packages, and its filter for
+#     the same keys is the tool's, byte for byte;
 #   - for each postgresql-N-bloomfilter among them: checks that the server
 #     of major N is installed and that the module, control file and the
 #     tree's bloomfilter--*.sql scripts landed in its directories and
 #     belong to the package; starts a throw-away cluster of major N
 #     (scripts/lib.sh); runs CREATE EXTENSION bloomfilter and a few probes,
 #     then examples/demo.sql with ON_ERROR_STOP and checks what it built;
-#     stops the cluster.
+#     with bloomfilter-tools and python3-bloomfilter among the packages,
+#     the round trip on that cluster: filters bloom_agg builds over text
+#     and bigint keys, fetched with psql in their text form, answer in the
+#     tool and the module as <~ answers, and are the bytes the tool and the
+#     module build for those keys; a filter the module builds, loaded with
+#     psql, answers <~ as the module does; stops the cluster.
 #
 # The packages stay installed: the chroot is thrown away afterwards.
 # --allow-build-tools skips the premise check, for a trial on a
-# development machine (then remove the package with dpkg -r).
+# development machine (then remove the packages with dpkg -r).
 #
 # Prints "deb-install: N passed, N failed".
 set -euo pipefail
@@ -79,6 +96,8 @@ fi
 # ---- install --------------------------------------------------------------
 
 majors=()
+# The other packages given: libbloomfilter1 libbloomfilter-dev ...
+declare -A given=()
 for deb in "${debs[@]}"; do
 	if [ ! -f "$deb" ]; then
 		fail "no such file: $deb"
@@ -87,13 +106,22 @@ for deb in "${debs[@]}"; do
 	pkg=$(dpkg-deb -f "$deb" Package 2>/dev/null || true)
 	if [[ $pkg =~ ^postgresql-([0-9]+)-bloomfilter$ ]]; then
 		majors+=("${BASH_REMATCH[1]}")
+	else
+		given[$pkg]=1
 	fi
 done
-if [ "${#majors[@]}" -eq 0 ]; then
-	fail "no postgresql-N-bloomfilter package among: ${debs[*]}"
+has_pkg() { [ -n "${given[$1]:-}" ]; }
+if [ "${#majors[@]}" -eq 0 ] && [ "${#given[@]}" -eq 0 ]; then
+	fail "no bloomfilter package among: ${debs[*]}"
 	check_summary deb-install
 	exit 1
 fi
+for pkg in "${!given[@]}"; do
+	case $pkg in
+	libbloomfilter1 | libbloomfilter-dev | bloomfilter-tools | python3-bloomfilter) ;;
+	*) fail "$pkg: not a package of this source (installed all the same)" ;;
+	esac
+done
 
 # Made by scripts/lib.sh: removed on exit; readable by the server.
 WORK=
@@ -111,6 +139,166 @@ else
 	check_summary deb-install
 	exit 1
 fi
+
+# ---- the library, the tool and the module ------------------------------------
+
+# /usr/bin's, not one PATH may put first; -I: no PYTHON* variables, no user
+# site, and not the current directory (the source tree) on sys.path.
+TOOL=/usr/bin/bloomfilter
+PY=(/usr/bin/python3 -I)
+KEYS=(apple banana cherry)
+# Present keys and absent ones (none of which the 3-key filter matches).
+PROBES=(apple banana cherry durian elderberry fig grape)
+
+# files_of PKG FILE...: each FILE exists (a link: resolves) and is PKG's.
+files_of() {
+	local pkg=$1 f owned missing=()
+	shift
+	for f in "$@"; do
+		if [ ! -e "$f" ]; then
+			missing+=("$f (absent)")
+		elif ! owned=$(dpkg -S "$f" 2>/dev/null) || [ "${owned%%:*}" != "$pkg" ]; then
+			missing+=("$f (not $pkg's)")
+		fi
+	done
+	if [ "${#missing[@]}" -eq 0 ]; then
+		pass "$pkg: $* landed and are $pkg's"
+	else
+		fail "$pkg files: ${missing[*]}"
+	fi
+}
+
+# py_probe FILTER_FILE KEY_TYPE KEY...: the module's answers, as the tool's
+# probe prints them ("KEY<TAB>true").
+py_probe() {
+	"${PY[@]}" - "$@" <<'EOF'
+import sys, bloomfilter
+path, key_type, keys = sys.argv[1], sys.argv[2], sys.argv[3:]
+with open(path, "rb") as fh:
+    f = bloomfilter.BloomFilter.from_bytes(fh.read())
+for k in keys:
+    print("%s\t%s" % (k, "true" if f.may_contain(int(k) if key_type == "int64" else k) else "false"))
+EOF
+}
+
+# py_build_text BITS_PER_KEY KEY_TYPE KEY...: the module's filter, text form.
+py_build_text() {
+	"${PY[@]}" - "$@" <<'EOF'
+import sys, bloomfilter
+bits, key_type, keys = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+if key_type == "int64":
+    keys = [int(k) for k in keys]
+print(bloomfilter.BloomFilter.build(keys, bits).to_text())
+EOF
+}
+
+libdir=
+test_library_packages() {
+	local f got want pc rc
+
+	if has_pkg libbloomfilter1; then
+		# The multiarch directory is the one the package put the library in.
+		f=$(dpkg -L libbloomfilter1 2>/dev/null | grep -E '^/usr/lib/[^/]+/libbloomfilter\.so\.1$' | head -n 1 || true)
+		libdir=${f%/*}
+		if [ -n "$libdir" ]; then
+			files_of libbloomfilter1 "$libdir/libbloomfilter.so.1" "$(readlink -f "$libdir/libbloomfilter.so.1")"
+		else
+			fail "libbloomfilter1 has no /usr/lib/<multiarch>/libbloomfilter.so.1"
+		fi
+	fi
+	if has_pkg libbloomfilter-dev; then
+		[ -n "$libdir" ] || libdir=$(dirname "$(dpkg -L libbloomfilter-dev 2>/dev/null | grep -E '/libbloomfilter\.a$' | head -n 1 || echo /nonexistent/x)")
+		files_of libbloomfilter-dev /usr/include/bloomfilter.h "$libdir/libbloomfilter.so" \
+			"$libdir/libbloomfilter.a" "$libdir/pkgconfig/bloomfilter.pc"
+		# What pkg-config would say, read without it (no pkg-config here).
+		pc=$libdir/pkgconfig/bloomfilter.pc
+		# shellcheck disable=SC2016 # ${libdir} is the .pc file's own variable
+		if [ -f "$pc" ] && grep -qx "libdir=$libdir" "$pc" && grep -qx 'includedir=/usr/include' "$pc" &&
+			grep -qx 'Libs: -L${libdir} -lbloomfilter' "$pc"; then
+			pass "bloomfilter.pc: libdir=$libdir, includedir=/usr/include, -lbloomfilter"
+		else
+			fail "bloomfilter.pc does not name $libdir, /usr/include and -lbloomfilter: $(cat "$pc" 2>/dev/null)"
+		fi
+		if [ "$(readlink -f "$libdir/libbloomfilter.so")" = "$(readlink -f "$libdir/libbloomfilter.so.1")" ]; then
+			pass "libbloomfilter.so links to the shared library ($(readlink -f "$libdir/libbloomfilter.so"))"
+		else
+			fail "libbloomfilter.so resolves to '$(readlink -f "$libdir/libbloomfilter.so")', not libbloomfilter.so.1's file"
+		fi
+		want=$(sed -n 's/^#define[[:space:]]*BLOOMFILTER_VERSION[[:space:]]*"\(.*\)".*/\1/p' /usr/include/bloomfilter.h)
+		if [ -n "$want" ] && grep -qx "Version: $want" "$pc"; then
+			pass "bloomfilter.pc's version is the header's ($want)"
+		else
+			fail "bloomfilter.pc's version is not the header's ('$want')"
+		fi
+	fi
+	if has_pkg bloomfilter-tools; then
+		files_of bloomfilter-tools "$TOOL"
+		want=$(sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" bloomfilter.control)
+		if got=$("$TOOL" --version 2>&1) && [[ $got == "bloomfilter $want"* ]]; then
+			pass "bloomfilter --version: $got"
+		else
+			fail "bloomfilter --version: got '$got', want 'bloomfilter $want...'"
+		fi
+		if printf '%s\n' "${KEYS[@]}" | "$TOOL" build --bits-per-key 10 -o "$WORK/tool3.bin" 2>"$WORK/tool.err" &&
+			got=$("$TOOL" probe "$WORK/tool3.bin" "${PROBES[@]}" 2>&1) &&
+			[ "$got" = "$(printf '%s\ttrue\n' "${KEYS[@]}"; printf '%s\tfalse\n' "${PROBES[@]:3}")" ]; then
+			pass "the tool's filter of ${KEYS[*]} answers true for them, false for ${PROBES[*]:3}"
+		else
+			fail "the tool's 3-key filter: $(cat "$WORK/tool.err") $got"
+		fi
+		rc=0
+		"$TOOL" probe "$WORK/tool3.bin" durian >/dev/null 2>&1 || rc=$?
+		if "$TOOL" probe "$WORK/tool3.bin" apple >/dev/null 2>&1 && [ "$rc" -eq 1 ]; then
+			pass "bloomfilter probe's exit status: 0 for apple, 1 for durian"
+		else
+			fail "bloomfilter probe's exit status for durian: $rc, not 1 (or apple's not 0)"
+		fi
+	fi
+	if has_pkg python3-bloomfilter; then
+		f=$("${PY[@]}" -c 'import bloomfilter._bloomfilter as m; print(m.__file__)' 2>&1 || true)
+		case $f in
+		/usr/lib/python3/dist-packages/bloomfilter/_bloomfilter.cpython-*.so)
+			files_of python3-bloomfilter /usr/lib/python3/dist-packages/bloomfilter/__init__.py "$f"
+			pass "python3 imports bloomfilter from the package: $f"
+			;;
+		*) fail "python3 -c 'import bloomfilter._bloomfilter': $f" ;;
+		esac
+		if got=$("${PY[@]}" -c '
+import bloomfilter
+f = bloomfilter.BloomFilter.build(["apple", "banana", "cherry"], 10)
+print(all(f.may_contain(k) for k in ("apple", "banana", "cherry")),
+      any(f.may_contain(k) for k in ("durian", "elderberry", "fig", "grape")),
+      f.may_contain_many(["apple", "durian"]) == [True, False],
+      bloomfilter.BloomFilter.from_bytes(f.to_text()) == f)' 2>&1) &&
+			[ "$got" = "True False True True" ]; then
+			pass "the module: BloomFilter.build([...], 10).may_contain answers for the keys and not for absent ones"
+		else
+			fail "the module's 3-key filter: '$got'"
+		fi
+		if has_pkg bloomfilter-tools; then
+			if got=$(py_build_text 10 text "${KEYS[@]}" 2>&1) &&
+				want=$(printf '%s\n' "${KEYS[@]}" | "$TOOL" build --bits-per-key 10 --output-format text 2>&1) &&
+				[ "$got" = "$want" ]; then
+				pass "the module's filter of ${KEYS[*]} is the tool's, byte for byte ($got)"
+			else
+				fail "the module's filter '$got' is not the tool's '$want'"
+			fi
+		fi
+		if has_pkg libbloomfilter1 && [ -n "$libdir" ]; then
+			# The dynamic linker's cache (dpkg's ldconfig trigger) knows the
+			# soname; the library's own version is the header's.
+			if got=$("${PY[@]}" -c '
+import ctypes
+lib = ctypes.CDLL("libbloomfilter.so.1")
+lib.bloomfilter_version.restype = ctypes.c_char_p
+print(lib.bloomfilter_version().decode())' 2>&1) && [[ $got =~ ^[0-9]+\.[0-9]+ ]]; then
+				pass "the dynamic linker loads libbloomfilter.so.1 by its soname; bloomfilter_version() = $got"
+			else
+				fail "loading libbloomfilter.so.1 by its soname: $got"
+			fi
+		fi
+	fi
+}
 
 # ---- each major's package ---------------------------------------------------
 
@@ -222,6 +410,8 @@ test_major() {
 		 FROM bloom_demo.lookups AS l, bloom_demo.filters AS f
 		 WHERE f.name = 'users' AND NOT l.is_user"
 
+	round_trip "$n"
+
 	if bf_cluster_stop >"$WORK/stop-$n.log" 2>&1; then
 		pass "cluster stopped"
 	else
@@ -230,7 +420,102 @@ test_major() {
 	fi
 }
 
-for n in $(printf '%s\n' "${majors[@]}" | sort -un); do
+# sql_answers N KEY_TYPE FILTER_SQL KEY...: "KEY<TAB>true|false" for each KEY
+# as <~ answers against FILTER_SQL (an expression), KEY_TYPE text or bigint.
+sql_answers() {
+	local n=$1 type=$2 filter=$3 k list=
+	shift 3
+	for k in "$@"; do
+		list+="${list:+, }'$k'"
+	done
+	psql_q -c "SELECT k || E'\t' || (k::$type <~ ($filter))::text
+		FROM unnest(ARRAY[$list]::text[]) WITH ORDINALITY AS p(k, i) ORDER BY i"
+}
+
+# round_trip N: on the running cluster of major N, filters go from SQL to
+# the tool and the module, and from the module to SQL.
+round_trip() {
+	local n=$1 type ktype k list keys probes agg sqltext want got from_py
+	if ! has_pkg bloomfilter-tools && ! has_pkg python3-bloomfilter; then
+		echo "skip the round trip with the tool and the module: neither bloomfilter-tools nor python3-bloomfilter given"
+		return 0
+	fi
+	for type in text bigint; do
+		if [ "$type" = text ]; then
+			keys=(apple banana cherry) probes=(apple banana cherry durian elderberry fig grape kiwi)
+			ktype=text
+		else
+			keys=(1 42 -7 9000000000) probes=(1 42 -7 9000000000 0 2 -1 43 1000)
+			ktype=int64
+		fi
+		list=
+		for k in "${keys[@]}"; do list+="${list:+, }('$k'::$type)"; done
+		agg="SELECT bloom_agg(k, 10) FROM (VALUES $list) AS v(k)"
+		if ! sqltext=$(psql_q -c "$agg" 2>&1) || [[ $sqltext != '\x'* ]]; then
+			fail "pg$n: $agg: $sqltext"
+			continue
+		fi
+		printf '%s\n' "$sqltext" >"$WORK/sql-$type-$n.txt"
+		if ! want=$(sql_answers "$n" "$type" "$agg" "${probes[@]}" 2>&1); then
+			fail "pg$n: <~ against the $type filter: $want"
+			continue
+		fi
+		if has_pkg bloomfilter-tools; then
+			if got=$("$TOOL" probe --key-type "$ktype" "$WORK/sql-$type-$n.txt" -- "${probes[@]}" 2>&1) &&
+				[ "$got" = "$want" ]; then
+				pass "pg$n: bloom_agg's filter over ${#keys[@]} $type keys, fetched with psql: the tool answers as <~ for ${#probes[@]} keys"
+			else
+				fail "pg$n: the tool's answers for bloom_agg's $type filter: '$got', <~'s: '$want'"
+			fi
+			if got=$(printf '%s\n' "${keys[@]}" | "$TOOL" build --bits-per-key 10 --key-type "$ktype" --output-format text 2>&1) &&
+				[ "$got" = "$sqltext" ]; then
+				pass "pg$n: the tool builds bloom_agg's $type filter byte for byte"
+			else
+				fail "pg$n: the tool's $type filter '$got' is not bloom_agg's '$sqltext'"
+			fi
+		fi
+		if has_pkg python3-bloomfilter; then
+			if got=$(py_probe "$WORK/sql-$type-$n.txt" "$ktype" "${probes[@]}" 2>&1) && [ "$got" = "$want" ]; then
+				pass "pg$n: the module answers as <~ for bloom_agg's $type filter"
+			else
+				fail "pg$n: the module's answers for bloom_agg's $type filter: '$got', <~'s: '$want'"
+			fi
+			if got=$(py_build_text 10 "$ktype" "${keys[@]}" 2>&1) && [ "$got" = "$sqltext" ]; then
+				pass "pg$n: the module builds bloom_agg's $type filter byte for byte"
+			else
+				fail "pg$n: the module's $type filter '$got' is not bloom_agg's '$sqltext'"
+			fi
+			# The other way: the module's filter of other keys, into SQL.
+			if [ "$type" = text ]; then
+				keys=(kiwi lemon mango nectarine)
+			else
+				keys=(7 -8 123456789012 5)
+			fi
+			if ! from_py=$(py_build_text 10 "$ktype" "${keys[@]}" 2>&1) || [[ $from_py != '\x'* ]]; then
+				fail "pg$n: the module's $type filter of ${keys[*]}: $from_py"
+				continue
+			fi
+			printf '%s\n' "$from_py" >"$WORK/py-$type-$n.txt"
+			if got=$(sql_answers "$n" "$type" "'$from_py'::bloomfilter" "${probes[@]}" "${keys[@]}" 2>&1) &&
+				want=$(py_probe "$WORK/py-$type-$n.txt" "$ktype" "${probes[@]}" "${keys[@]}" 2>&1) &&
+				[ "$got" = "$want" ] &&
+				[ "$(printf '%s\n' "$got" | tail -n "${#keys[@]}" | grep -c $'\ttrue$')" = "${#keys[@]}" ]; then
+				pass "pg$n: the module's $type filter, loaded with psql, answers <~ as the module does (its ${#keys[@]} keys: true)"
+			else
+				fail "pg$n: the module's $type filter in SQL: <~ '$got', the module '$want'"
+			fi
+			if got=$(psql_q -c "SELECT '$from_py'::bloomfilter::text" 2>&1) && [ "$got" = "$from_py" ]; then
+				pass "pg$n: the module's $type filter is the same bytes in SQL"
+			else
+				fail "pg$n: the module's $type filter in SQL reads back as '$got', not '$from_py'"
+			fi
+		fi
+	done
+}
+
+test_library_packages
+
+for n in $(printf '%s\n' "${majors[@]+"${majors[@]}"}" | sort -un); do
 	test_major "$n"
 done
 
