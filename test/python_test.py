@@ -31,6 +31,8 @@ import uuid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VECTORS = os.path.join(ROOT, "test", "data", "vectors")
+sys.path.insert(0, os.path.join(ROOT, "test", "lib"))
+from leveldb_vectors import leveldb_hash, read_vector_dir  # noqa: E402
 
 passed = 0
 failed = 0
@@ -61,90 +63,8 @@ def raises(exc, fn, *args):
     return None
 
 
-# ---- an independent LevelDB Hash (util/hash.cc, tail bytes unsigned) ----
-
-def leveldb_hash(data, seed=0xBC9F1D34):
-    m, mask = 0xC6A4A793, 0xFFFFFFFF
-    n = len(data)
-    h = (seed ^ (n * m)) & mask
-    i = 0
-    while i + 4 <= n:
-        h = (h + int.from_bytes(data[i:i + 4], "little")) & mask
-        h = (h * m) & mask
-        h ^= h >> 16
-        i += 4
-    rest = n - i
-    if rest == 3:
-        h += data[i + 2] << 16
-    if rest >= 2:
-        h += data[i + 1] << 8
-    if rest >= 1:
-        h = (h + data[i]) & mask
-        h = (h * m) & mask
-        h ^= h >> 24
-    return h
-
-
-# ---- the golden vectors ----
-
-def unhex(s):
-    return b"" if s == "-" else bytes.fromhex(s)
-
-
-def gen_keys(scheme, n):
-    if scheme == "dec":
-        return [str(i).encode() for i in range(n)]
-    if scheme == "le32":
-        return [struct.pack("<I", i) for i in range(n)]
-    if scheme == "le24":
-        return [struct.pack("<I", i)[:3] for i in range(n)]
-    raise ValueError("unknown keygen scheme " + scheme)
-
-
-def read_vectors():
-    cases = []
-    for name in sorted(os.listdir(VECTORS)):
-        if not name.endswith(".tsv"):
-            continue
-        case = None
-        with open(os.path.join(VECTORS, name), encoding="ascii") as f:
-            for line in f:
-                line = line.rstrip("\n")
-                if not line or line.startswith("#"):
-                    continue
-                fields = line.split("\t")
-                tag = fields[0]
-                if tag == "case":
-                    case = {"id": fields[1], "kind": fields[2], "keys": [],
-                            "probes": [], "filter": None, "file": name}
-                elif case is None:
-                    continue
-                elif tag == "bpk":
-                    case["bpk"] = int(fields[1])
-                elif tag == "nkeys":
-                    case["nkeys"] = int(fields[1])
-                elif tag == "key":
-                    case["keys"].append(unhex(fields[1]))
-                elif tag == "keygen":
-                    case["keys"] = gen_keys(fields[1], int(fields[2]))
-                elif tag == "filter_len":
-                    case["filter_len"] = int(fields[1])
-                elif tag == "filter_k":
-                    case["filter_k"] = int(fields[1])
-                elif tag == "filter":
-                    case["filter"] = unhex(fields[1])
-                elif tag == "filter_sha256":
-                    case["sha256"] = fields[1]
-                elif tag == "probe":
-                    case["probes"].append((unhex(fields[1]), fields[2] == "1"))
-                elif tag == "end":
-                    cases.append(case)
-                    case = None
-    return cases
-
-
 def test_vectors(bf, raw_probe):
-    cases = read_vectors()
+    cases = read_vector_dir(VECTORS)
     check("vectors: 61 cases read", len(cases) == 61, len(cases))
     for c in cases:
         cid = c["id"]

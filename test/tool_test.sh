@@ -66,33 +66,13 @@ fails_with() {
 # ---- the Python reference -------------------------------------------------
 
 cat >"$WORK/ref.py" <<'PY'
-"""Reference code for the checks: LevelDB's algorithms (util/bloom.cc,
-util/hash.cc) in Python, and the vector files' parser."""
+"""Reference code for the checks: LevelDB's algorithms (util/bloom.cc;
+util/hash.cc and the vector files' reader are test/lib/leveldb_vectors.py)
+in Python."""
 import os, re, sys, hashlib, struct, uuid
 
-M32 = 0xFFFFFFFF
-
-
-def leveldb_hash(data, seed=0xBC9F1D34):
-    m = 0xC6A4A793
-    n = len(data)
-    h = (seed ^ (n * m)) & M32
-    i = 0
-    while i + 4 <= n:
-        h = (h + int.from_bytes(data[i:i + 4], "little")) & M32
-        h = (h * m) & M32
-        h ^= h >> 16
-        i += 4
-    rest = n - i
-    if rest == 3:
-        h = (h + (data[i + 2] << 16)) & M32
-    if rest >= 2:
-        h = (h + (data[i + 1] << 8)) & M32
-    if rest >= 1:
-        h = (h + data[i]) & M32
-        h = (h * m) & M32
-        h ^= h >> 24
-    return h
+sys.path.insert(0, os.environ["BLOOM_TEST_LIB"])
+from leveldb_vectors import M32, leveldb_hash, read_vector_dir  # noqa: E402
 
 
 def positions(filt, key):
@@ -136,40 +116,6 @@ def create(keys, bpk):
     return bytes(arr) + bytes([k])
 
 
-def unhex(s):
-    return b"" if s == "-" else bytes.fromhex(s)
-
-
-def read_cases(path):
-    cases, case = [], None
-    for line in open(path, encoding="ascii"):
-        f = line.rstrip("\n").split("\t")
-        if f[0] == "case":
-            case = {"id": f[1], "kind": f[2], "keys": [], "probes": []}
-        elif case is None:
-            continue
-        elif f[0] == "bpk":
-            case["bpk"] = int(f[1])
-        elif f[0] == "key":
-            case["keys"].append(unhex(f[1]))
-        elif f[0] == "keygen":
-            scheme, count = f[1], int(f[2])
-            gen = {"dec": lambda i: str(i).encode(),
-                   "le32": lambda i: struct.pack("<I", i),
-                   "le24": lambda i: struct.pack("<I", i)[:3]}[scheme]
-            case["keys"] = [gen(i) for i in range(count)]
-        elif f[0] == "filter":
-            case["filter"] = unhex(f[1])
-        elif f[0] == "filter_sha256":
-            case["sha256"] = f[1]
-        elif f[0] == "probe":
-            case["probes"].append((unhex(f[1]), f[2] == "1"))
-        elif f[0] == "end":
-            cases.append(case)
-            case = None
-    return cases
-
-
 def text_form(b):
     return "\\x" + b.hex()
 
@@ -177,51 +123,46 @@ def text_form(b):
 def cmd_vectors(vecdir, out):
     """One directory per case: what the shell feeds the tool and expects."""
     index = open(os.path.join(out, "index"), "w")
-    for name in sorted(os.listdir(vecdir)):
-        if not name.endswith(".tsv"):
-            continue
-        for c in read_cases(os.path.join(vecdir, name)):
-            d = os.path.join(out, c["id"])
-            os.mkdir(d)
-            if c["kind"] == "create":
-                with open(os.path.join(d, "keys"), "w") as f:
-                    f.writelines(k.hex() + "\n" for k in c["keys"])
-                with open(os.path.join(d, "bpk"), "w") as f:
-                    f.write("%d\n" % c["bpk"])
-                with open(os.path.join(d, "sha256"), "w") as f:
-                    f.write(c["sha256"] + "\n")
-            if "filter" in c:
-                filt = c["filter"]
-                with open(os.path.join(d, "expected"), "w") as f:
-                    f.write(text_form(filt) + "\n")
-                with open(os.path.join(d, "filter.raw"), "wb") as f:
-                    f.write(filt)
-                valid = len(filt) >= 2 and 1 <= filt[-1] <= 30
-            else:
-                valid = True
-            with open(os.path.join(d, "probes"), "w") as f:
-                f.writelines(k.hex() + "\n" for k, _ in c["probes"])
-            with open(os.path.join(d, "answers"), "w") as f:
-                f.writelines("%s\t%s\n" % (k.hex(), "true" if a else "false")
-                             for k, a in c["probes"])
-            index.write("%s\t%s\t%s\t%d\t%d\n" % (
-                c["id"], c["kind"], "valid" if valid else "invalid",
-                "filter" in c, len(c["probes"])))
+    for c in read_vector_dir(vecdir):
+        d = os.path.join(out, c["id"])
+        os.mkdir(d)
+        if c["kind"] == "create":
+            with open(os.path.join(d, "keys"), "w") as f:
+                f.writelines(k.hex() + "\n" for k in c["keys"])
+            with open(os.path.join(d, "bpk"), "w") as f:
+                f.write("%d\n" % c["bpk"])
+            with open(os.path.join(d, "sha256"), "w") as f:
+                f.write(c["sha256"] + "\n")
+        if c["filter"] is not None:
+            filt = c["filter"]
+            with open(os.path.join(d, "expected"), "w") as f:
+                f.write(text_form(filt) + "\n")
+            with open(os.path.join(d, "filter.raw"), "wb") as f:
+                f.write(filt)
+            valid = len(filt) >= 2 and 1 <= filt[-1] <= 30
+        else:
+            valid = True
+        with open(os.path.join(d, "probes"), "w") as f:
+            f.writelines(k.hex() + "\n" for k, _ in c["probes"])
+        with open(os.path.join(d, "answers"), "w") as f:
+            f.writelines("%s\t%s\n" % (k.hex(), "true" if a else "false")
+                         for k, a in c["probes"])
+        index.write("%s\t%s\t%s\t%d\t%d\n" % (
+            c["id"], c["kind"], "valid" if valid else "invalid",
+            c["filter"] is not None, len(c["probes"])))
 
 
 def cmd_reference_agrees(vecdir):
     """The Python reference itself reproduces every create case it can."""
     bad = []
-    for name in sorted(os.listdir(vecdir)):
-        if name.endswith(".tsv"):
-            for c in read_cases(os.path.join(vecdir, name)):
-                if c["kind"] == "create" and len(c["keys"]) <= 10000:
-                    got = create(c["keys"], c["bpk"])
-                    if hashlib.sha256(got).hexdigest() != c["sha256"]:
-                        bad.append(c["id"])
-                for key, answer in c["probes"]:
-                    if "filter" in c and may_match(c["filter"], key) != answer:
-                        bad.append(c["id"] + " probe " + key.hex())
+    for c in read_vector_dir(vecdir):
+        if c["kind"] == "create" and len(c["keys"]) <= 10000:
+            got = create(c["keys"], c["bpk"])
+            if hashlib.sha256(got).hexdigest() != c["sha256"]:
+                bad.append(c["id"])
+        for key, answer in c["probes"]:
+            if c["filter"] is not None and may_match(c["filter"], key) != answer:
+                bad.append(c["id"] + " probe " + key.hex())
     if bad:
         sys.exit("reference disagrees with LevelDB: " + ", ".join(bad[:10]))
 
@@ -370,7 +311,7 @@ if __name__ == "__main__":
     if r is not None:
         print("true" if r else "false")
 PY
-ref() { python3 "$WORK/ref.py" "$@"; }
+ref() { BLOOM_TEST_LIB=$HERE/lib python3 "$WORK/ref.py" "$@"; }
 
 # ---- 1. LevelDB's known answers --------------------------------------------
 
