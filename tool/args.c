@@ -102,7 +102,7 @@ is_positional(const char *arg)
 	return arg[0] != '-' || arg[1] == '\0' || isdigit((unsigned char) arg[1]);
 }
 
-bool
+void
 tool_parse_args(int argc, char **argv, unsigned accepted, tool_args *args)
 {
 	bool		only_positional = false;
@@ -183,5 +183,11 @@ tool_parse_args(int argc, char **argv, unsigned accepted, tool_args *args)
 		}
 		set_option(args, opt, value);
 	}
-	return help;
+	/* after every option is checked: --help does not hide a mistake */
+	if (help)
+	{
+		tool_print_help(args->command, stdout);
+		tool_finish_stdout();
+		exit(0);
+	}
 }

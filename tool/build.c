@@ -20,14 +20,9 @@ cmd_build(int argc, char **argv)
 	ssize_t		n;
 	int			rc;
 
-	if (tool_parse_args(argc, argv,
-						OPT_BITS_PER_KEY | OPT_KEY_TYPE | OPT_OUTPUT_FORMAT | OPT_OUTPUT,
-						&args))
-	{
-		tool_print_help("build", stdout);
-		tool_finish_stdout();
-		return 0;
-	}
+	tool_parse_args(argc, argv,
+					OPT_BITS_PER_KEY | OPT_KEY_TYPE | OPT_OUTPUT_FORMAT | OPT_OUTPUT,
+					&args);
 	if (!args.have_bits_per_key)
 		tool_usage_error("build", "--bits-per-key is required");
 	if (args.npositional > 1)

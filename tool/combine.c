@@ -15,12 +15,7 @@ combine(const char *command, combine_fn fn, int argc, char **argv)
 	tool_args	args;
 	tool_filter result;
 
-	if (tool_parse_args(argc, argv, OPT_OUTPUT_FORMAT | OPT_OUTPUT, &args))
-	{
-		tool_print_help(command, stdout);
-		tool_finish_stdout();
-		return 0;
-	}
+	tool_parse_args(argc, argv, OPT_OUTPUT_FORMAT | OPT_OUTPUT, &args);
 	if (args.npositional < 2)
 		tool_usage_error(command, "%s needs two FILTERs or more", command);
 

@@ -35,12 +35,7 @@ cmd_explain(int argc, char **argv)
 	bool		all_set = true;
 	unsigned	first_clear = 0;
 
-	if (tool_parse_args(argc, argv, OPT_KEY_TYPE, &args))
-	{
-		tool_print_help("explain", stdout);
-		tool_finish_stdout();
-		return 0;
-	}
+	tool_parse_args(argc, argv, OPT_KEY_TYPE, &args);
 	if (args.npositional != 2)
 		tool_usage_error("explain", "explain takes a FILTER and one KEY");
 

@@ -30,22 +30,13 @@ cmd_info(int argc, char **argv)
 	tool_args	args;
 	tool_filter filter;
 	bloomfilter_info info;
-	int			rc;
 
-	if (tool_parse_args(argc, argv, 0, &args))
-	{
-		tool_print_help("info", stdout);
-		tool_finish_stdout();
-		return 0;
-	}
+	tool_parse_args(argc, argv, 0, &args);
 	if (args.npositional != 1)
 		tool_usage_error("info", "info takes one FILTER");
 
 	tool_load_filter(args.positional[0], &filter);
-	rc = bloomfilter_get_info(filter.bytes, filter.len, &info);
-	if (rc != BLOOMFILTER_OK)
-		tool_die("%s: %s", tool_display_name(filter.path),
-				 bloomfilter_strerror(rc));
+	tool_filter_info(&filter, &info);
 
 	printf("bytes\t%llu\n", (unsigned long long) info.bytes);
 	printf("bits\t%llu\n", (unsigned long long) info.bits);

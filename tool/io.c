@@ -159,6 +159,16 @@ tool_load_filter(const char *path, tool_filter *filter)
 }
 
 void
+tool_filter_info(const tool_filter *filter, bloomfilter_info *info)
+{
+	int			rc = bloomfilter_get_info(filter->bytes, filter->len, info);
+
+	if (rc != BLOOMFILTER_OK)
+		tool_die("%s: %s", tool_display_name(filter->path),
+				 bloomfilter_strerror(rc));
+}
+
+void
 tool_filter_free(tool_filter *filter)
 {
 	bloomfilter_free(filter->bytes);

@@ -166,22 +166,13 @@ cmd_picture(int argc, char **argv)
 				height;
 	char		color[8];
 	char		estimate[64];
-	int			rc;
 
-	if (tool_parse_args(argc, argv, OPT_WIDTH | OPT_REGIONS | OPT_OUTPUT, &args))
-	{
-		tool_print_help("picture", stdout);
-		tool_finish_stdout();
-		return 0;
-	}
+	tool_parse_args(argc, argv, OPT_WIDTH | OPT_REGIONS | OPT_OUTPUT, &args);
 	if (args.npositional != 1)
 		tool_usage_error("picture", "picture takes one FILTER");
 
 	tool_load_filter(args.positional[0], &filter);
-	rc = bloomfilter_get_info(filter.bytes, filter.len, &info);
-	if (rc != BLOOMFILTER_OK)
-		tool_die("%s: %s", tool_display_name(filter.path),
-				 bloomfilter_strerror(rc));
+	tool_filter_info(&filter, &info);
 
 	bits = info.bits;
 	/* a region of no bits would have no fill to show */

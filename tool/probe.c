@@ -32,12 +32,7 @@ cmd_probe(int argc, char **argv)
 	tool_key	key = {0};
 	int			status = EXIT_MAYBE;
 
-	if (tool_parse_args(argc, argv, OPT_KEY_TYPE | OPT_UNCHECKED, &args))
-	{
-		tool_print_help("probe", stdout);
-		tool_finish_stdout();
-		return 0;
-	}
+	tool_parse_args(argc, argv, OPT_KEY_TYPE | OPT_UNCHECKED, &args);
 	if (args.npositional < 1)
 		tool_usage_error("probe", "probe needs a FILTER");
 	if (args.npositional == 1 && strcmp(args.positional[0], "-") == 0)

@@ -93,9 +93,9 @@ typedef struct tool_args
 
 /*
  * Parses argv (the command's arguments, argv[0] being the command) into
- * args; returns true when --help was among them.
+ * args; when --help was among them, prints the command's help and exits 0.
  */
-bool		tool_parse_args(int argc, char **argv, unsigned accepted,
+void		tool_parse_args(int argc, char **argv, unsigned accepted,
 							tool_args *args);
 
 /* ---- input (io.c) ---------------------------------------------------- */
@@ -116,6 +116,9 @@ typedef struct tool_filter
 
 void		tool_load_filter(const char *path, tool_filter *filter);
 void		tool_filter_free(tool_filter *filter);
+
+/* The filter's bloom_info figures (info, picture). */
+void		tool_filter_info(const tool_filter *filter, bloomfilter_info *info);
 
 /*
  * The same without validation, for probing bytes as LevelDB's KeyMayMatch
