@@ -32,6 +32,12 @@ PG_CFLAGS += -Wall -Wextra
 SHLIB_LINK += -pthread
 # Recursive, so $(srcdir) is PGXS's: the source tree in a VPATH build.
 PG_CPPFLAGS = -I$(srcdir)/src/core -I$(srcdir)/src/pg
+# make BLOOM_TRACE=1: log lines with the time of each of bloom_agg's steps
+# (src/pg/bloom_trace_pg.h), for bench/manycore_bench.sh's table of steps.
+ifdef BLOOM_TRACE
+PG_CPPFLAGS += -DBLOOM_TRACE
+OBJS += src/pg/bloom_trace_pg.o
+endif
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

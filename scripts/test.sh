@@ -562,6 +562,8 @@ host_suite() {
 	run_suite "bench smoke" bench-smoke "$LOGDIR/bench-smoke.log" bench/run.sh --quick --no-build
 	stage "bench smoke: bench/keys_bench.sh --quick (own cluster)"
 	run_suite "keys bench smoke" keys-bench "$LOGDIR/keys-bench-smoke.log" bench/keys_bench.sh --quick --no-build
+	stage "bench smoke: bench/manycore_bench.sh --quick --build-trace (own cluster)"
+	run_suite "many-core bench smoke" manycore-bench "$LOGDIR/manycore-bench-smoke.log" bench/manycore_bench.sh --quick --no-build --build-trace
 
 	stage "PGXN: META.json and make dist (test/meta_test.sh)"
 	run_suite "pgxn" meta "$LOGDIR/meta.log" test/meta_test.sh

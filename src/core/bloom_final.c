@@ -51,6 +51,10 @@
 #include "bloom_final.h"
 #include "bloom_gaps.h"
 #include "bloom_setops.h"
+#include "bloom_trace.h"
+#ifdef BLOOM_TRACE
+#include <stdio.h>
+#endif
 
 /* Filters below this many bits fit the caches: one thread sets them best. */
 #define THREADED_MIN_BITS	(UINT64_C(1) << 25)
@@ -99,6 +103,13 @@ typedef struct thread_state
 	uint32_t   *buckets;		/* nregions * cap positions */
 	/* copies only: this thread's bit array (the filter's, for the first) */
 	uint8_t    *copy;
+#ifdef BLOOM_TRACE
+	double		t_go;
+	double		t_zeroed;
+	double		t_decoded;
+	double		t_end;
+	unsigned	rounds;
+#endif
 } thread_state;
 
 struct bloom_final_job
@@ -442,9 +453,15 @@ thread_main(void *arg)
 		pthread_cond_wait(&job->barrier_cond, &job->lock);
 	leave = job->abort_start;
 	pthread_mutex_unlock(&job->lock);
+#ifdef BLOOM_TRACE
+	ts->t_go = bloom_trace_ms();
+#endif
 
 	if (!leave)
 		zero_share(job, ts->id);
+#ifdef BLOOM_TRACE
+	ts->t_zeroed = bloom_trace_ms();
+#endif
 
 	if (!leave && job->copies)
 	{
@@ -470,9 +487,15 @@ thread_main(void *arg)
 		decode_runs(job);
 		leave = barrier(job, false);
 	}
+#ifdef BLOOM_TRACE
+	ts->t_decoded = bloom_trace_ms();
+#endif
 
 	while (!leave)
 	{
+#ifdef BLOOM_TRACE
+		ts->rounds++;
+#endif
 		fill_buckets(job, ts);
 		if (barrier(job, false))
 			break;
@@ -483,6 +506,9 @@ thread_main(void *arg)
 			ts->cursor[r] = ts->buckets + r * job->cap;
 	}
 
+#ifdef BLOOM_TRACE
+	ts->t_end = bloom_trace_ms();
+#endif
 	pthread_mutex_lock(&job->lock);
 	if (--job->running == 0)
 		pthread_cond_broadcast(&job->done_cond);
@@ -765,3 +791,29 @@ bloom_build_from_runs_way(uint8_t *filter, const bloom_geometry *geometry,
 		;
 	return bloom_final_finish(job);
 }
+
+#ifdef BLOOM_TRACE
+void
+bloom_final_trace(const bloom_final_job *job, char *buf, size_t len)
+{
+	double		go = 1e300,
+				zeroed = 0,
+				decoded = 0,
+				end = 0;
+	unsigned	rounds = 0;
+
+	for (unsigned t = 0; t < job->nthreads; t++)
+	{
+		const thread_state *ts = &job->threads[t];
+
+		go = ts->t_go < go ? ts->t_go : go;
+		zeroed = ts->t_zeroed > zeroed ? ts->t_zeroed : zeroed;
+		decoded = ts->t_decoded > decoded ? ts->t_decoded : decoded;
+		end = ts->t_end > end ? ts->t_end : end;
+		rounds = ts->rounds > rounds ? ts->rounds : rounds;
+	}
+	snprintf(buf, len, "threads=%u %s go=%.3f zeroed=%.3f decoded=%.3f end=%.3f rounds=%u",
+			 job->nthreads, job->copies ? "copies" : "buckets",
+			 go, zeroed, decoded, end, rounds);
+}
+#endif

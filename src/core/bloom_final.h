@@ -126,6 +126,11 @@ extern void bloom_final_cancel(bloom_final_job *job);
  */
 extern bloom_status bloom_final_finish(bloom_final_job *job);
 
+#ifdef BLOOM_TRACE
+/* The threads' step times (bloom_trace.h), once the job is done. */
+extern void bloom_final_trace(const bloom_final_job *job, char *buf, size_t len);
+#endif
+
 /* Hashes a serial build sets between two calls of its check. */
 #define BLOOM_SERIAL_CHECK_BATCH	((size_t) 1 << 18)
 

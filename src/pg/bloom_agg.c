@@ -15,6 +15,7 @@
 #include "bloom_agg_state.h"
 #include "bloom_key_arg.h"
 #include "bloom_pg.h"
+#include "bloom_trace_pg.h"
 
 PG_FUNCTION_INFO_V1(bloom_agg_transfn);
 PG_FUNCTION_INFO_V1(bloom_agg_combinefn);
@@ -54,6 +55,7 @@ new_writable_state(FunctionCallInfo fcinfo, int32 bits_per_key, const char *func
 	BloomAggState *state;
 	BloomAggStateView input;
 
+	BLOOM_TRACE_LOG("new state %s", funcname);
 	if (PG_ARGISNULL(0))
 		return bloom_agg_state_create(aggregate_context(fcinfo, funcname),
 									  bits_per_key);
@@ -178,6 +180,7 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 	bloom_geometry geometry;
 	bytea	   *result;
 
+	BLOOM_TRACE_LOG("final start");
 	bloom_agg_state_view(PG_GETARG_DATUM(0), &view);
 
 	/* A state's fields were checked when it was read; only the size can fail. */
@@ -185,5 +188,7 @@ bloom_agg_finalfn(PG_FUNCTION_ARGS)
 	result = bloom_new_unzeroed_filter(&geometry);
 	bloom_build_filter_from_runs((uint8 *) VARDATA(result), &geometry,
 								 view.runs, view.nruns, view.nhashes);
+	BLOOM_TRACE_LOG("final end keys=" UINT64_FORMAT " hashes=" UINT64_FORMAT " runs=%d",
+					view.nkeys, view.nhashes, view.nruns);
 	PG_RETURN_POINTER(result);
 }

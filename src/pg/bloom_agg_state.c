@@ -17,6 +17,7 @@
 #include "bloom_sort.h"
 #include "bloom_pg.h"
 #include "bloom_state.h"
+#include "bloom_trace_pg.h"
 
 PG_FUNCTION_INFO_V1(bloom_agg_state_in);
 PG_FUNCTION_INFO_V1(bloom_agg_state_out);
@@ -323,6 +324,7 @@ flush_buffer(BloomAggState *state)
 
 	if (state->nbuffered == 0)
 		return;
+	BLOOM_TRACE_LOG("flush start hashes=" UINT64_FORMAT, state->nbuffered);
 	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
 		nparts++;
 	parts = MemoryContextAlloc(state->hdr.eoh_context,
@@ -351,9 +353,11 @@ flush_buffer(BloomAggState *state)
 		state->first = state->last =
 			new_chunk(state->hdr.eoh_context, BLOOM_AGG_BUFFER_MAX);
 		state->nbuffered = 0;
+		BLOOM_TRACE_LOG("flush kept");
 		return;
 	}
 	add_sorted_run(state, sort_into_run(state, parts, nparts, state->nbuffered));
+	BLOOM_TRACE_LOG("flush sorted");
 	pfree(parts);
 
 	/*
@@ -549,6 +553,8 @@ make_flat(BloomAggState *state)
 	if (state->flat != NULL)
 		pfree(state->flat);
 	state->flat = NULL;
+	BLOOM_TRACE_LOG("flat start keys=" UINT64_FORMAT " runs=%d buffered=" UINT64_FORMAT,
+					state->nkeys, state->nruns, state->nbuffered);
 
 	if (state->nbuffered == 0 && state->nruns == 1 &&
 		state->runs->sorted && !state->runs->coded)
@@ -564,6 +570,7 @@ make_flat(BloomAggState *state)
 	}
 	else
 		hashes = sorted = sorted_distinct_hashes(state, &ndistinct);
+	BLOOM_TRACE_LOG("flat sorted distinct=" UINT64_FORMAT, ndistinct);
 	max = bloom_state_v2_max_size(ndistinct);
 	check_flat_size(max, ndistinct);
 	state->flat = MemoryContextAlloc(state->hdr.eoh_context, VARHDRSZ + max);
@@ -574,6 +581,7 @@ make_flat(BloomAggState *state)
 		bloom_free_hashes(sorted);
 	state->flat_size = VARHDRSZ + len;
 	state->flat_nkeys = state->nkeys;
+	BLOOM_TRACE_LOG("flat coded bytes=%zu", (size_t) state->flat_size);
 }
 
 static Size
@@ -782,6 +790,7 @@ bloom_agg_state_absorb(BloomAggState *state, Datum other)
 		return;
 	}
 
+	BLOOM_TRACE_LOG("absorb start");
 	flat = detoasted_flat(other, &header);
 	bytes = (const uint8 *) VARDATA(flat);
 	count_keys(state, header.nkeys);
@@ -832,6 +841,7 @@ bloom_agg_state_absorb(BloomAggState *state, Datum other)
 			add_run(state, run, smallest, nsmallest);
 		}
 		merge_runs_if_worth_it(state);
+		BLOOM_TRACE_LOG("absorb end hashes=" UINT64_FORMAT, header.nhashes);
 		return;
 	}
 #ifndef WORDS_BIGENDIAN

@@ -18,6 +18,7 @@
 
 #include "bloom_final.h"
 #include "bloom_pg.h"
+#include "bloom_trace_pg.h"
 
 /* How long the backend waits for the threads between interrupt checks. */
 #define WAIT_MS		20
@@ -80,6 +81,7 @@ bloom_build_filter_from_runs(uint8 *filter, const bloom_geometry *geometry,
 												   Min((unsigned) bloom_max_final_threads,
 													   bloom_available_cpus()));
 
+	BLOOM_TRACE_LOG("final set start nthreads=%u", nthreads);
 	if (nthreads <= 1 ||
 		bloom_final_start(&job, filter, geometry, runs, nruns, nthreads) != BLOOM_OK)
 	{
@@ -100,6 +102,14 @@ bloom_build_filter_from_runs(uint8 *filter, const bloom_geometry *geometry,
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+#ifdef BLOOM_TRACE
+	{
+		char		summary[256];
+
+		bloom_final_trace(job, summary, sizeof(summary));
+		BLOOM_TRACE_LOG("final threads %s", summary);
+	}
+#endif
 	status = bloom_final_finish(job);
 	if (status == BLOOM_ERR_GAPS_CODE)
 		bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED, "bloom_agg_state value");

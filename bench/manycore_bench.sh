@@ -1,0 +1,269 @@
+#!/usr/bin/env bash
+#
+# bench/manycore_bench.sh -- bloom_agg on a many-core machine: count(k),
+# hll_add_agg, bloom_agg, bloom_agg_partial and the floor at each worker
+# count, and where a parallel bloom_agg's time goes, step by step.  Made
+# for a machine with no package archive: run it against a PostgreSQL of
+# its own (the benchmarks' kit), with the extension and hll installed
+# there; nothing is built or installed from a package archive.
+#
+#   PG_CONFIG=/opt/pgdev/bin/pg_config bench/manycore_bench.sh --no-build \
+#       --trace-lib /path/to/bloomfilter-trace.so
+#   bench/manycore_bench.sh --quick     200,000 keys, 0 and 2 workers
+#   options: --keys N (100,000,000), --reps R (2), --workers LIST
+#            (0,1,2,4,8,15: those above twice the CPUs are skipped),
+#            --trace-lib FILE, --build-trace, --no-build
+#
+# The keys are md5(i::text) for i in 1..N, made by one session a CPU, and
+# held in shared buffers.  For each worker count, one session runs every
+# query once untimed (its first scan maps the shared buffers into the
+# leader), then R rounds of the queries in turn, timed by psql; the table
+# gives the lower of the R times, and the ratios bloom_agg / hll_add_agg
+# (target at most 1.5) and bloom_agg_partial / bloom_agg (target at most 1)
+# from the same run.  Every worker count's filter must be the serial one,
+# byte for byte.
+#
+# --trace-lib names a bloomfilter.so built with make BLOOM_TRACE=1: for the
+# table of steps it stands in for the installed library (a new backend
+# loads it) while bloom_agg and bloom_agg_partial run once each at the
+# largest worker count, and the steps' times are read from the server log.
+# The timed queries run on the installed library.  --build-trace builds
+# that library first, from a copy of this tree, against the same
+# PostgreSQL (the smoke test of the test command does).
+#
+# Results are saved as bench/out/manycore-<UTC time>.md too.
+
+set -euo pipefail
+export LC_ALL=C
+
+KEYS=100000000
+REPS=2
+WORKERS=0,1,2,4,8,15
+TRACE_LIB=''
+BUILD_TRACE=''
+
+# shellcheck source=bench/lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+# --trace-lib takes a path, which bench_options' integer and list kinds do not
+args=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--trace-lib) TRACE_LIB=${2-} && shift 2 ;;
+	--trace-lib=*) TRACE_LIB=${1#*=} && shift ;;
+	--build-trace) BUILD_TRACE=1 && shift ;;
+	*) args+=("$1") && shift ;;
+	esac
+done
+bench_options '--keys:KEYS --reps:REPS --workers:WORKERS:list' 'KEYS=200000 REPS=1 WORKERS=0,2' "${args[@]+"${args[@]}"}"
+if [ -n "$TRACE_LIB" ] && [ ! -f "$TRACE_LIB" ]; then
+	echo "${0##*/}: --trace-lib $TRACE_LIB: no such file" >&2
+	exit 2
+fi
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+REPO=$PWD
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+
+bench_prepare "$BUILD"
+if [ -n "$BUILD_TRACE" ]; then
+	bf_log "building the library with BLOOM_TRACE=1 from a copy of the tree"
+	mkdir "$WORK/trace-build"
+	git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$WORK/trace-build"
+	if ! make -C "$WORK/trace-build" PG_CONFIG="$(bf_pg_config)" BLOOM_TRACE=1 >"$WORK/trace-build.log" 2>&1; then
+		tail -n 30 "$WORK/trace-build.log" >&2
+		bf_err "the trace build failed"
+		exit 1
+	fi
+	TRACE_LIB=$WORK/trace-build/bloomfilter.so
+fi
+CORES=$(nproc)
+MAX_WORKERS=15
+bf_cluster_start
+shared_mb=$(bench_shared_buffers_mb $((KEYS / 10000 * 2)) 256)
+bf_log "configuring: shared_buffers = ${shared_mb}MB, jit off, $MAX_WORKERS parallel workers at most"
+# Room for twice the workers a query asks for: the workers of the query
+# before may still be leaving when the next starts, and their slots are
+# not free until the postmaster has reaped them (with room for just 15, a
+# 15-worker query got 13).
+for setting in "shared_buffers = '${shared_mb}MB'" "jit = off" "autovacuum = off" \
+	"max_worker_processes = $((2 * MAX_WORKERS + 2))" "max_parallel_workers = $((2 * MAX_WORKERS))" \
+	"max_wal_size = '16GB'" "log_min_messages = log"; do
+	psql_c "ALTER SYSTEM SET $setting" >/dev/null
+done
+bf_cluster_restart || exit 1
+psql_c "CREATE EXTENSION bloomfilter" >/dev/null
+HLL=''
+if psql_c "CREATE EXTENSION hll" >/dev/null 2>&1; then
+	HLL=1
+fi
+
+# ---- the keys, one session a CPU --------------------------------------------
+
+bf_log "making $KEYS md5 keys in $CORES sessions"
+t0=$(date +%s.%N)
+psql_c "CREATE UNLOGGED TABLE k (k text)" >/dev/null
+pids=()
+per=$(((KEYS + CORES - 1) / CORES))
+for ((s = 0; s < CORES; s++)); do
+	lo=$((s * per + 1))
+	hi=$(((s + 1) * per < KEYS ? (s + 1) * per : KEYS))
+	[ "$lo" -le "$hi" ] || continue
+	psql_c "INSERT INTO k SELECT md5(i::text) FROM generate_series($lo, $hi) i" >/dev/null &
+	pids+=($!)
+done
+for p in "${pids[@]}"; do
+	wait "$p"
+done
+psql_c "ANALYZE k" >/dev/null
+# every tuple's hint bits set now, by a parallel scan, not by the first query timed
+psql_c "SET max_parallel_workers_per_gather = $MAX_WORKERS; SET parallel_setup_cost = 0; SET min_parallel_table_scan_size = 0; SELECT count(*) FROM k" >/dev/null
+rows=$(psql_c "SELECT count(*) FROM k")
+[ "$rows" = "$KEYS" ] || {
+	bf_err "the table has $rows rows, not $KEYS"
+	exit 1
+}
+bf_log "keys made in $(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN {printf "%.0f", b - a}') s: $(psql_c "SELECT pg_size_pretty(pg_relation_size('k'))")"
+
+# ---- time by worker count ---------------------------------------------------------
+
+# The floor: every key read and LevelDB-hashed by one of our C calls a row,
+# nothing stored (the probe of an empty filter stops at its first bit).
+declare -A QUERY=(
+	[count]="SELECT count(k) FROM k"
+	[floor]="SELECT count(*) FILTER (WHERE k <~ bloom_empty(1, 10)) FROM k"
+	[bloom_agg]="SELECT length(bloom_agg(k, 10)::bytea) FROM k"
+	[partial]="SELECT pg_column_size(bloom_agg_partial(k, 10)) FROM k"
+)
+NAMES=(count floor bloom_agg partial)
+if [ -n "$HLL" ]; then
+	QUERY[hll]="SELECT hll_cardinality(hll_add_agg(hll_hash_text(k))) FROM k"
+	NAMES=(count hll floor bloom_agg partial)
+fi
+set_workers() {
+	echo "SET max_parallel_workers_per_gather = $1; SET parallel_setup_cost = 0; SET min_parallel_table_scan_size = 0; SET parallel_leader_participation = on;"
+}
+
+counts=()
+skipped=()
+for w in ${WORKERS//,/ }; do
+	if [ "$w" -le "$MAX_WORKERS" ] && [ "$w" -le $((CORES * 2)) ]; then
+		counts+=("$w")
+	else
+		skipped+=("$w")
+	fi
+done
+
+: >"$WORK/times"
+for w in "${counts[@]}"; do
+	bf_log "$w workers: ${NAMES[*]}, once untimed and $REPS rounds"
+	{
+		set_workers "$w"
+		for q in "${NAMES[@]}"; do
+			echo "${QUERY[$q]};"
+		done
+		printf '%s\n' '\timing on'
+		for round in $(seq 1 "$REPS"); do
+			for q in "${NAMES[@]}"; do
+				echo "\\echo @ $q"
+				echo "${QUERY[$q]};"
+			done
+		done
+		# the filter's bytes, for the identity check (untimed)
+		printf '%s\n' '\timing off'
+		echo "\\echo @ md5"
+		echo "SELECT md5(bloom_agg(k, 10)::bytea) FROM k;"
+	} >"$WORK/w$w.sql"
+	"${PSQL[@]}" -f "$WORK/w$w.sql" >"$WORK/w$w.out"
+	awk -v w="$w" '
+		$1 == "@" { q = $2; next }
+		q == "md5" && /^[0-9a-f]+$/ { print "md5|" w "|" $1; q = ""; next }
+		q != "" && /^Time: / { print q "|" w "|" $2; q = "" }' "$WORK/w$w.out" >>"$WORK/times"
+	# workers the plan got, from count(k)'s plan with the same settings
+	launched=$("${PSQL[@]}" -c "$(set_workers "$w") EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) ${QUERY[count]}" |
+		awk '/Workers Launched/ {print $3}')
+	echo "launched|$w|${launched:-0}" >>"$WORK/times"
+done
+
+OUT=$REPO/bench/out/manycore-$(date -u +%Y%m%d-%H%M%S).md
+mkdir -p "$REPO/bench/out"
+checks_passed=0
+checks_failed=0
+{
+	bench_machine_report "keys:        $KEYS md5 keys ($(psql_c "SELECT pg_size_pretty(pg_relation_size('k'))")) in shared buffers, $REPS rounds after an untimed one, the lower time" \
+		"final threads: bloomfilter.max_final_threads = $(psql_c "LOAD 'bloomfilter'; SHOW bloomfilter.max_final_threads") by default here"
+	echo
+	echo "#### Scaling over parallel workers, $KEYS keys, ms (the lower of $REPS)"
+	echo
+	echo "| workers | launched | count(k) | hll_add_agg | floor | bloom_agg | bloom_agg / hll (≤ 1.5) | bloom_agg_partial | partial / bloom_agg (≤ 1) | bloom_agg speed-up |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	awk -F'|' '
+		function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
+		function cell(q, w) { return ((q, w) in t) ? sprintf("%.0f", t[q, w]) : "-" }
+		$1 == "launched" { launched[$2] = $3; next }
+		$1 == "md5" { next }
+		{ if (!(($1, $2) in t) || $3 + 0 < t[$1, $2]) t[$1, $2] = $3 + 0
+		  if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
+		END {
+			for (i = 1; i <= n; i++) {
+				w = order[i]
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w, launched[w],
+					cell("count", w), cell("hll", w), cell("floor", w), cell("bloom_agg", w),
+					ratio(t["bloom_agg", w], t["hll", w]), cell("partial", w),
+					ratio(t["partial", w], t["bloom_agg", w]),
+					ratio(t["bloom_agg", order[1]], t["bloom_agg", w])
+			}
+		}' "$WORK/times"
+	[ "${#skipped[@]}" -eq 0 ] || echo "skipped worker counts: ${skipped[*]} (the machine has $CORES CPUs)"
+	echo
+	md5s=$(awk -F'|' '$1 == "md5" {print $3}' "$WORK/times" | sort -u | wc -l)
+	if [ "$md5s" -eq 1 ]; then
+		echo "filters: the same bytes at every worker count (md5 $(awk -F'|' '$1 == "md5" {print $3; exit}' "$WORK/times"))"
+	else
+		echo "filters: DIFFER between worker counts:"
+		awk -F'|' '$1 == "md5" {print "  " $2 " workers: " $3}' "$WORK/times"
+	fi
+} | tee "$OUT"
+if [ "$(awk -F'|' '$1 == "md5" {print $3}' "$WORK/times" | sort -u | wc -l)" -eq 1 ]; then
+	checks_passed=$((checks_passed + 1))
+else
+	checks_failed=$((checks_failed + 1))
+fi
+
+# ---- the steps, from the trace library's log lines ------------------------------
+
+if [ -n "$TRACE_LIB" ]; then
+	w=${counts[-1]}
+	libdir=$("$(bf_pg_config)" --pkglibdir)
+	# by rename, never rewritten in place: a process may still map the old one
+	swap_lib() {
+		cp "$1" "$libdir/.bloomfilter.so.new" && mv -f "$libdir/.bloomfilter.so.new" "$libdir/bloomfilter.so"
+	}
+	cp "$libdir/bloomfilter.so" "$WORK/bloomfilter.so.installed"
+	swap_lib "$TRACE_LIB"
+	# whatever happens, the installed library is put back
+	for q in bloom_agg partial; do
+		psql_c "DO \$\$BEGIN RAISE LOG 'bloom-mark $q'; END\$\$" >/dev/null || true
+		psql_c "$(set_workers "$w") ${QUERY[$q]}" >/dev/null || true
+	done
+	psql_c "DO \$\$BEGIN RAISE LOG 'bloom-mark end'; END\$\$" >/dev/null || true
+	swap_lib "$WORK/bloomfilter.so.installed"
+	sleep 1
+	awk -v workers="$w" -f bench/lib/trace_steps.awk "$BF_PGLOG" >"$WORK/steps.md"
+	tee -a "$OUT" <"$WORK/steps.md"
+	# each traced query's table has its workers' and its leader's steps
+	for q in bloom_agg partial; do
+		if awk -v q="$q" '$0 ~ "^#### Steps of " q "," {on = 1} on && /workers: state ready to send/ {w = 1}
+				on && /leader: (final function returns|state coded)/ {l = 1}
+				on && /^$/ && w && l {exit} END {exit !(w && l)}' "$WORK/steps.md"; then
+			checks_passed=$((checks_passed + 1))
+		else
+			echo "the steps of $q are missing from the server log"
+			checks_failed=$((checks_failed + 1))
+		fi
+	done
+fi
+echo
+bf_log "saved to $OUT"
+echo "manycore-bench: $checks_passed passed, $checks_failed failed"
+[ "$checks_failed" -eq 0 ]
