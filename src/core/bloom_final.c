@@ -21,9 +21,9 @@
  * fetched once for many bits (bloom_prepared_set_hashes_buffered).  Here
  * every thread has its own buckets, one per region, and the threads go in
  * rounds of two steps:
- *	1. each takes hashes (in blocks, from a cursor over the runs that all
- *	   share) and appends their positions to its buckets, until one of them
- *	   is full;
+ *	1. each takes hashes (in claims of slices from evenly spaced stretches
+ *	   of all the runs, from a cursor that all share) and appends their
+ *	   positions to its buckets, until one of them is full;
  *	2. region r is set by thread r % T alone, from every thread's bucket r.
  * Each byte is therefore written by one thread in a step, and the steps are
  * separated by barriers: no locks, no atomics per bit.  A hash whose
@@ -67,6 +67,19 @@
 /* Hashes a thread takes from the shared cursor at once. */
 #define CLAIM_BLOCK			16384
 /*
+ * Through buckets, a claim is CLAIM_BLOCK hashes in STRIPES slices, one
+ * from each of STRIPES evenly spaced stretches of all the hashes.  The
+ * runs of a parallel plan's states are sorted, and the first probe of a
+ * block of sorted hashes lands in a few neighbouring regions: a claim of
+ * consecutive hashes would fill those regions' buckets long before the
+ * others, and each round, which ends at the first full bucket, would set
+ * few bits for its two barriers.  STRIPES bounds how unevenly a claim of
+ * sorted hashes fills the buckets: each slice puts CLAIM_BLOCK / STRIPES
+ * first probes into one region, against k * CLAIM_BLOCK / regions spread
+ * over every region.
+ */
+#define STRIPES				128
+/*
  * Copies of the bit array (the first thread's being the filter itself) are
  * made when each is at most COPY_MAX_BYTES and they take at most
  * COPIES_MAX_BYTES in all; else buckets.
@@ -98,7 +111,13 @@ typedef struct thread_state
 	size_t		pos;
 	size_t		end;
 	bool		exhausted;		/* no hashes left after this round */
-	/* buckets only */
+	/*
+	 * buckets only: the claim, the stripe whose slice is being taken
+	 * (STRIPES once the claim is done), and the next hash of all runs
+	 */
+	uint64_t	claim;
+	unsigned	stripe;
+	uint64_t	next;
 	uint32_t  **cursor;			/* per region: the next free slot */
 	uint32_t   *buckets;		/* nregions * cap positions */
 	/* copies only: this thread's bit array (the filter's, for the first) */
@@ -124,12 +143,17 @@ struct bloom_final_job
 	const bloom_hash_run *runs;
 	size_t		nruns;
 	unsigned	nthreads;
+	/* buckets only: hash i of all runs is run r's hash i - run_start[r] */
+	uint64_t   *run_start;		/* nruns + 1 entries */
+	uint64_t	stripe_len;		/* hashes in a stripe (the last may have fewer) */
+	uint64_t	nclaims;		/* slices a stripe is taken in */
 
 	pthread_mutex_t lock;
 	pthread_cond_t barrier_cond;
 	pthread_cond_t done_cond;
 	pthread_cond_t decoded_cond;	/* a run was decoded, or a cancel */
 	/* all below under lock */
+	uint64_t	next_claim;		/* buckets: the next slice of every stripe */
 	size_t	   *claimed;		/* per run: hashes handed out */
 	bool	   *readable;		/* per run: plain, or decoded */
 	size_t		first_open;		/* every run before it handed out */
@@ -271,10 +295,11 @@ barrier(bloom_final_job *job, bool last_round_check)
 }
 
 /*
- * Take the next block of hashes of a readable run; false when none is left.
- * A run still being decoded by another thread is waited for (in copies
- * only: the buckets decode everything before the first claim), so that a
- * thread whose decoding is done sets bits while another still decodes.
+ * In copies: take the next block of hashes of a readable run; false when
+ * none is left.  A run still being decoded by another thread is waited
+ * for, so that a thread whose decoding is done sets bits while another
+ * still decodes.  (The buckets decode everything before their first
+ * claim, and claim by stripes.)
  */
 static bool
 claim(bloom_final_job *job, thread_state *ts)
@@ -316,22 +341,100 @@ claim(bloom_final_job *job, thread_state *ts)
 	return got;
 }
 
+/* Through buckets: where claim c's slice of stripe s begins and ends. */
+static void
+slice_bounds(const bloom_final_job *job, uint64_t c, unsigned s,
+			 uint64_t *from, uint64_t *to)
+{
+	uint64_t	slice = CLAIM_BLOCK / STRIPES;
+	uint64_t	total = job->run_start[job->nruns];
+	uint64_t	stripe_end = (s + 1) * job->stripe_len;
+
+	if (stripe_end > total)
+		stripe_end = total;
+	*from = s * job->stripe_len + c * slice;
+	*to = *from + slice;
+	if (*to > stripe_end)
+		*to = stripe_end;
+	if (*from > *to)
+		*from = *to;
+}
+
+/* Through buckets: the next claim; false when none is left. */
+static bool
+claim_stripes(bloom_final_job *job, thread_state *ts)
+{
+	uint64_t	c,
+				to;
+
+	if (is_cancelled(job))
+		return false;			/* the barrier then stops every thread */
+	pthread_mutex_lock(&job->lock);
+	c = job->next_claim < job->nclaims ? job->next_claim++ : job->nclaims;
+	pthread_mutex_unlock(&job->lock);
+	if (c == job->nclaims)
+		return false;
+	ts->claim = c;
+	ts->stripe = 0;
+	slice_bounds(job, c, 0, &ts->next, &to);
+	return true;
+}
+
+/* The run that hash i of all runs is in: the last r with run_start[r] <= i. */
+static size_t
+run_of(const bloom_final_job *job, uint64_t i)
+{
+	size_t		lo = 0,
+				hi = job->nruns;	/* run_start[lo] <= i < run_start[hi] */
+
+	while (hi - lo > 1)
+	{
+		size_t		mid = lo + (hi - lo) / 2;
+
+		if (job->run_start[mid] <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* Step 1: positions into this thread's buckets until one is full. */
 static void
 fill_buckets(bloom_final_job *job, thread_state *ts)
 {
 	for (;;)
 	{
-		if (ts->pos == ts->end && !claim(job, ts))
+		if (ts->stripe == STRIPES && !claim_stripes(job, ts))
 		{
 			ts->exhausted = true;
 			return;
 		}
-		ts->pos = bloom_bucket_positions(&job->prepared, job->shift, ts->buckets,
-										 job->cap, ts->cursor,
-										 job->runs[ts->run].hashes, ts->pos, ts->end);
-		if (ts->pos < ts->end)
-			return;				/* a bucket is full: this hash again next round */
+		while (ts->stripe < STRIPES)
+		{
+			uint64_t	from,
+						to;
+
+			slice_bounds(job, ts->claim, ts->stripe, &from, &to);
+			/* a slice is cut where a run ends (runs may be empty) */
+			while (ts->next < to)
+			{
+				size_t		r = run_of(job, ts->next);
+				uint64_t	start = job->run_start[r];
+				uint64_t	end = to < job->run_start[r + 1] ? to : job->run_start[r + 1];
+				size_t		pos = bloom_bucket_positions(&job->prepared, job->shift,
+														 ts->buckets, job->cap,
+														 ts->cursor, job->runs[r].hashes,
+														 (size_t) (ts->next - start),
+														 (size_t) (end - start));
+
+				ts->next = start + pos;
+				if (ts->next < end)
+					return;		/* a bucket is full: this hash again next round */
+			}
+			if (++ts->stripe < STRIPES)
+				slice_bounds(job, ts->claim, ts->stripe, &ts->next, &to);
+		}
 	}
 }
 
@@ -530,6 +633,7 @@ free_job(bloom_final_job *job)
 	}
 	free(job->claimed);
 	free(job->readable);
+	free(job->run_start);
 	pthread_cond_destroy(&job->decoded_cond);
 	pthread_cond_destroy(&job->done_cond);
 	pthread_cond_destroy(&job->barrier_cond);
@@ -614,6 +718,20 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 	}
 	for (size_t r = 0; r < nruns; r++)
 		job->readable[r] = runs[r].code == NULL;
+	if (!job->copies)
+	{
+		job->run_start = malloc((nruns + 1) * sizeof(uint64_t));
+		if (job->run_start == NULL)
+		{
+			free_job(job);
+			return BLOOM_ERR_NO_MEMORY;
+		}
+		job->run_start[0] = 0;
+		for (size_t r = 0; r < nruns; r++)
+			job->run_start[r + 1] = job->run_start[r] + runs[r].n;
+		job->stripe_len = (job->run_start[nruns] + STRIPES - 1) / STRIPES;
+		job->nclaims = (job->stripe_len + CLAIM_BLOCK / STRIPES - 1) / (CLAIM_BLOCK / STRIPES);
+	}
 
 	for (unsigned t = 0; t < nthreads; t++)
 	{
@@ -621,6 +739,7 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 
 		ts->job = job;
 		ts->id = t;
+		ts->stripe = STRIPES;	/* no claim yet */
 		if (job->copies)
 		{
 			/* zeroed by its thread: the page faults are taken in parallel */

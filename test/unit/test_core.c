@@ -1647,6 +1647,64 @@ test_final(void)
 	}
 	test_end();
 
+	test_begin("buckets: sorted runs as parallel workers send them, and runs of a few hashes");
+	{
+		/*
+		 * Six workers' states, each sorted (their first probes crowd into a
+		 * few regions at a time), then 2,000 runs of 0 to 6 hashes, so that
+		 * a claim's slices cross many runs, empty ones included.
+		 */
+		size_t		nsorted = 6,
+					per = 400000,
+					ntiny = 2000,
+					total = 0,
+					nruns = 0;
+		uint32_t   *copy = malloc(n * sizeof(uint32_t));
+		uint32_t   *scratch = malloc(per * sizeof(uint32_t));
+		bloom_hash_run *runs = malloc((nsorted + ntiny) * sizeof(bloom_hash_run));
+		uint8_t    *want,
+				   *got;
+		static const unsigned threads[] = {2, 3, 8};
+
+		memcpy(copy, hashes, n * sizeof(uint32_t));
+		for (size_t w = 0; w < nsorted; w++, total += per)
+		{
+			size_t		d = bloom_sort_unique_hashes(copy + total, per, scratch);
+
+			runs[nruns++] = (bloom_hash_run) {copy + total, d, NULL, 0, NULL};
+		}
+		for (size_t i = 0; i < ntiny; i++)
+		{
+			size_t		len = i % 7;
+
+			runs[nruns++] = (bloom_hash_run) {copy + total, len, NULL, 0, NULL};
+			total += len;
+		}
+		bloom_geometry_for(total, 20, &g);
+		want = calloc(1, g.filter_bytes);
+		got = malloc(g.filter_bytes);
+		for (size_t r = 0; r < nruns; r++)
+			bloom_build_from_hashes(want, &g, runs[r].hashes, runs[r].n);
+		want[g.filter_bytes - 1] = (uint8_t) g.k;
+		for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+		{
+			bloom_status st;
+
+			memset(got, 0xa5, g.filter_bytes);
+			st = bloom_build_from_runs_way(got, &g, runs, nruns, threads[t],
+										   BLOOM_FINAL_WAY_BUCKETS);
+			check(st == BLOOM_OK && memcmp(got, want, g.filter_bytes) == 0,
+				  "%zu runs, %u threads: %s", nruns, threads[t],
+				  st != BLOOM_OK ? status_name(st) : "different bytes");
+		}
+		free(got);
+		free(want);
+		free(runs);
+		free(scratch);
+		free(copy);
+	}
+	test_end();
+
 	test_begin("threads worth it: one for small filters or few hashes");
 	bloom_geometry_for(1000000, 10, &g);
 	check(bloom_final_threads_for(&g, 1000000, 8) == 1, "10M bits: %u",
