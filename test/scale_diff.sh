@@ -13,7 +13,10 @@
 # `test/leveldb/leveldb_diff filter`; the filters' md5 must be equal, with
 # the final function's bits set on 1, 2 and 8 threads
 # (bloomfilter.max_final_threads; at 20 bits a key the filter is large
-# enough for threads).  Then
+# enough for threads).  The two-phase state of all keys
+# (bloom_agg_partial), sorted and coded by one thread or by the leader's
+# threads, must be the same bytes, and bloom_agg_merge of it libleveldb's
+# filter.  Then
 # as many keys with only 300,000 and only 1,000 distinct ones, against
 # `leveldb_diff filter-cycle`.
 #
@@ -110,6 +113,31 @@ for bpk in 10 20; do
 		done
 	done
 done
+
+# The two-phase state: flattened on one thread and on the threads a
+# leader uses for a state of more than 2^21 hashes, serially and from
+# parallel workers' runs; one state's bytes, and libleveldb's filter.
+want=$("$tool" filter 10 <"$WORK/keys.txt" 2>/dev/null | md5sum | cut -d' ' -f1)
+states=''
+for mode in serial parallel; do
+	for threads in 1 8; do
+		settings="$serial SET bloomfilter.max_final_threads = $threads;"
+		[ "$mode" = parallel ] && settings="$parallel SET bloomfilter.max_final_threads = $threads;"
+		got=$(q -c "$settings" -c "CREATE TEMP TABLE st AS SELECT bloom_agg_partial(k, 10) AS s FROM keys" \
+			-c "SELECT md5(bloom_agg_state_send(s)), (SELECT md5(bloom_agg_merge(s)::bytea) FROM st) FROM st" -c "DROP TABLE st")
+		states="$states ${got%%|*}"
+		if [ "${got#*|}" = "$want" ]; then
+			pass "bloom_agg_partial, $mode, $threads threads: bloom_agg_merge of it is libleveldb's filter"
+		else
+			fail "bloom_agg_partial, $mode, $threads threads: bloom_agg_merge gives md5 ${got#*|}, libleveldb's is $want"
+		fi
+	done
+done
+if [ "$(tr ' ' '\n' <<<"$states" | sort -u | grep -c .)" -eq 1 ]; then
+	pass "bloom_agg_partial: one state's bytes on 1 and 8 threads, serially and in parallel"
+else
+	fail "bloom_agg_partial: the states differ:$states"
+fi
 
 # Repeated keys: the states sort their buffers into runs of distinct
 # hashes and merge them (300,000 distinct keys), or hold a few distinct

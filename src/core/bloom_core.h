@@ -366,6 +366,15 @@ extern void bloom_advise_huge_pages(void *area, size_t len);
 extern size_t bloom_huge_page_slack(size_t len);
 extern void *bloom_huge_page_start(void *at, size_t len);
 
+/*
+ * malloc'd memory for the threads' work areas (buckets, scratch, sorted
+ * hashes): from 2 MB on, whole huge pages from a huge page boundary (only
+ * the aligned part of an area gets huge pages: 2 threads' buckets for a
+ * 12.5 MB filter are 3.1 MB each, which would otherwise be faulted in 4 kB
+ * at a time).  Freed by free; NULL when there is no memory.
+ */
+extern void *bloom_malloc_huge(size_t bytes);
+
 /* LevelDB's KeyMayMatch on any bytes, given the key's bloom_key_hash. */
 extern bool bloom_may_contain_hash(const uint8_t *filter, size_t len,
 								   uint32_t hash);

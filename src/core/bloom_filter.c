@@ -7,8 +7,12 @@
  * for n * bits_per_key; the two agree wherever LevelDB's product does not
  * overflow, i.e. for every filter LevelDB itself can write.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE				/* posix_memalign under -std=c99 */
+#endif
 #include "bloom_core.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #if defined(__linux__)
@@ -164,6 +168,23 @@ bloom_huge_page_start(void *at, size_t len)
 	start = (start + BLOOM_HUGE_PAGE_BYTES - 1) & ~(uintptr_t) (BLOOM_HUGE_PAGE_BYTES - 1);
 	bloom_advise_huge_pages((void *) start, len);
 	return (void *) start;
+}
+
+void *
+bloom_malloc_huge(size_t bytes)
+{
+	void	   *area = NULL;
+	size_t		rounded;
+
+	if (bytes < BLOOM_HUGE_PAGE_BYTES)
+		return malloc(bytes);
+	rounded = (bytes + BLOOM_HUGE_PAGE_BYTES - 1) & ~(BLOOM_HUGE_PAGE_BYTES - 1);
+	if (rounded < BLOOM_HUGE_PAGES_MIN_BYTES)
+		rounded = BLOOM_HUGE_PAGES_MIN_BYTES;
+	if (posix_memalign(&area, BLOOM_HUGE_PAGE_BYTES, rounded) != 0)
+		return NULL;
+	bloom_advise_huge_pages(area, rounded);
+	return area;
 }
 
 void

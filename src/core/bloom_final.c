@@ -204,29 +204,6 @@ bloom_final_uses_copies(const bloom_geometry *geometry, unsigned nthreads)
 		bytes * (nthreads - 1) <= COPIES_MAX_BYTES;
 }
 
-/*
- * malloc'd memory for the bit setting's buckets and scratch: from 2 MB on,
- * whole huge pages from a huge page boundary (only the aligned part of an
- * area gets huge pages; 2 threads' buckets for a 12.5 MB filter are 3.1 MB
- * each, which would otherwise be faulted in 4 kB at a time).
- */
-static void *
-alloc_on_huge_pages(size_t bytes)
-{
-	void	   *area = NULL;
-	size_t		rounded;
-
-	if (bytes < BLOOM_HUGE_PAGE_BYTES)
-		return malloc(bytes);
-	rounded = (bytes + BLOOM_HUGE_PAGE_BYTES - 1) & ~(BLOOM_HUGE_PAGE_BYTES - 1);
-	if (rounded < BLOOM_HUGE_PAGES_MIN_BYTES)
-		rounded = BLOOM_HUGE_PAGES_MIN_BYTES;
-	if (posix_memalign(&area, BLOOM_HUGE_PAGE_BYTES, rounded) != 0)
-		return NULL;
-	bloom_advise_huge_pages(area, rounded);
-	return area;
-}
-
 unsigned
 bloom_available_cpus(void)
 {
@@ -743,7 +720,7 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 		if (job->copies)
 		{
 			/* zeroed by its thread: the page faults are taken in parallel */
-			ts->copy = t == 0 ? filter : alloc_on_huge_pages(job->bit_array_bytes);
+			ts->copy = t == 0 ? filter : bloom_malloc_huge(job->bit_array_bytes);
 			if (ts->copy == NULL)
 			{
 				free_job(job);
@@ -751,7 +728,7 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 			}
 			continue;
 		}
-		ts->buckets = alloc_on_huge_pages(job->nregions * job->cap * sizeof(uint32_t));
+		ts->buckets = bloom_malloc_huge(job->nregions * job->cap * sizeof(uint32_t));
 		ts->cursor = malloc(job->nregions * sizeof(uint32_t *));
 		if (ts->buckets == NULL || ts->cursor == NULL)
 		{
@@ -852,7 +829,7 @@ bloom_build_from_runs(uint8_t *filter, const bloom_geometry *geometry,
 			nhashes += runs[r].n;
 		scratch_size = bloom_final_scratch_size(geometry, nhashes);
 		scratch = scratch_size > 0 ?
-			alloc_on_huge_pages(scratch_size * sizeof(uint32_t)) : NULL;
+			bloom_malloc_huge(scratch_size * sizeof(uint32_t)) : NULL;
 
 		if (scratch_size > 0 && scratch == NULL)
 			return BLOOM_ERR_NO_MEMORY;

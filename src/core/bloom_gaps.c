@@ -41,13 +41,7 @@ bloom_gaps_max_bytes(uint64_t n, unsigned r)
 
 /* ---- encoding ---------------------------------------------------------- */
 
-typedef struct bit_writer
-{
-	uint8_t    *out;
-	size_t		pos;			/* bytes stored */
-	uint64_t	acc;			/* pending bits, from bit 0 up */
-	unsigned	nacc;			/* how many, < 64 */
-} bit_writer;
+typedef bloom_gaps_writer bit_writer;
 
 static inline void
 store_le64(uint8_t *p, uint64_t v)
@@ -86,31 +80,74 @@ put_unary(bit_writer *w, uint64_t q)
 	put_bits(w, (uint64_t) 1 << q, (unsigned) q + 1);
 }
 
-size_t
-bloom_gaps_encode(const uint32_t *hashes, uint64_t n, unsigned r, uint8_t *out)
+void
+bloom_gaps_writer_init(bloom_gaps_writer *w, uint8_t *out, unsigned r,
+					   uint64_t prev_plus_one, unsigned lead_bits)
 {
-	bit_writer	w = {out, 0, 0, 0};
-	uint64_t	prev_plus_one = 0;	/* h_(i-1) + 1, 0 before the first */
-	uint64_t	i;
-	uint64_t	low_mask = ((uint64_t) 1 << r) - 1;
+	w->out = out;
+	w->pos = 0;
+	w->acc = 0;
+	w->nacc = lead_bits;
+	w->r = r;
+	w->prev_plus_one = prev_plus_one;
+}
 
-	for (i = 0; i < n; i++)
+void
+bloom_gaps_writer_put(bloom_gaps_writer *w, const uint32_t *hashes, uint64_t n)
+{
+	uint64_t	low_mask = ((uint64_t) 1 << w->r) - 1;
+	unsigned	r = w->r;
+	uint64_t	prev_plus_one = w->prev_plus_one;
+
+	for (uint64_t i = 0; i < n; i++)
 	{
 		uint64_t	gap = (uint64_t) hashes[i] - prev_plus_one;
 
-		put_unary(&w, gap >> r);
+		put_unary(w, gap >> r);
 		if (r > 0)
-			put_bits(&w, gap & low_mask, r);
+			put_bits(w, gap & low_mask, r);
 		prev_plus_one = (uint64_t) hashes[i] + 1;
 	}
+	w->prev_plus_one = prev_plus_one;
+}
+
+size_t
+bloom_gaps_writer_finish(bloom_gaps_writer *w)
+{
 	/* the partial word, in as many bytes as it needs */
-	while (w.nacc > 0)
+	while (w->nacc > 0)
 	{
-		out[w.pos++] = (uint8_t) w.acc;
-		w.acc >>= 8;
-		w.nacc = w.nacc > 8 ? w.nacc - 8 : 0;
+		w->out[w->pos++] = (uint8_t) w->acc;
+		w->acc >>= 8;
+		w->nacc = w->nacc > 8 ? w->nacc - 8 : 0;
 	}
-	return w.pos;
+	return w->pos;
+}
+
+uint64_t
+bloom_gaps_code_bits(const uint32_t *hashes, uint64_t n, unsigned r,
+					 uint64_t *prev_plus_one)
+{
+	uint64_t	bits = n * (r + 1);
+	uint64_t	prev = *prev_plus_one;
+
+	for (uint64_t i = 0; i < n; i++)
+	{
+		bits += ((uint64_t) hashes[i] - prev) >> r;
+		prev = (uint64_t) hashes[i] + 1;
+	}
+	*prev_plus_one = prev;
+	return bits;
+}
+
+size_t
+bloom_gaps_encode(const uint32_t *hashes, uint64_t n, unsigned r, uint8_t *out)
+{
+	bloom_gaps_writer w;
+
+	bloom_gaps_writer_init(&w, out, r, 0, 0);
+	bloom_gaps_writer_put(&w, hashes, n);
+	return bloom_gaps_writer_finish(&w);
 }
 
 /* ---- decoding ---------------------------------------------------------- */

@@ -45,6 +45,40 @@ extern size_t bloom_gaps_encode(const uint32_t *hashes, uint64_t n, unsigned r,
 								uint8_t *out);
 
 /*
+ * The same code written in pieces, so that threads can each write a part:
+ * a writer starts after lead_bits (0..7) bits of its first byte that belong
+ * to the part before it, and left as 0 (to be OR-ed with that part's last
+ * byte), with prev_plus_one the hash before its first plus one (0 when it
+ * is the first of all).  Put hashes in increasing order, in any number of
+ * calls; finish stores the last partial byte, its unused high bits 0, and
+ * returns the bytes written from out.  The writer stores 8 bytes at a time:
+ * out must hold bloom_gaps_max_bytes for the part's hashes.
+ */
+typedef struct bloom_gaps_writer
+{
+	uint8_t    *out;
+	size_t		pos;			/* bytes stored */
+	uint64_t	acc;			/* pending bits, from bit 0 up */
+	unsigned	nacc;			/* how many, < 64 */
+	unsigned	r;
+	uint64_t	prev_plus_one;
+} bloom_gaps_writer;
+
+extern void bloom_gaps_writer_init(bloom_gaps_writer *w, uint8_t *out,
+								   unsigned r, uint64_t prev_plus_one,
+								   unsigned lead_bits);
+extern void bloom_gaps_writer_put(bloom_gaps_writer *w, const uint32_t *hashes,
+								  uint64_t n);
+extern size_t bloom_gaps_writer_finish(bloom_gaps_writer *w);
+
+/*
+ * The bits the code of n increasing hashes takes after *prev_plus_one (the
+ * hash before them plus one), which is then the last one's plus one.
+ */
+extern uint64_t bloom_gaps_code_bits(const uint32_t *hashes, uint64_t n,
+									 unsigned r, uint64_t *prev_plus_one);
+
+/*
  * Decode exactly n hashes coded with parameter r from the len bytes at
  * code into out, checking everything: a unary run that does not end, a
  * hash past 2^32 - 1, bits left over, nonzero padding or bytes beyond the

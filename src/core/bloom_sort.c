@@ -161,13 +161,40 @@ american_flag_sort(uint32_t *a, size_t n, int shift)
 }
 
 
+unsigned
+bloom_sort_top_bits(uint64_t n)
+{
+	unsigned	top = 0;
+
+	while (top < TOP_BITS_MAX && (n >> top) > BUCKET_TARGET)
+		top++;
+	return top;
+}
+
+size_t
+bloom_sort_bucket_unique(uint32_t *a, size_t n, unsigned bits, uint32_t *tmp,
+						 size_t tmp_len)
+{
+	size_t		i,
+				m = 0;
+
+	if (n <= tmp_len)
+		sort_low_bits(a, n, bits, tmp);
+	else
+		american_flag_sort(a, n, (int) bits - RADIX_BITS);
+	for (i = 0; i < n; i++)
+		if (m == 0 || a[i] != a[m - 1])
+			a[m++] = a[i];
+	return m;
+}
+
 size_t
 bloom_sort_unique_parts(const uint32_t *const *parts, const size_t *lens,
 						size_t nparts, uint32_t *out, uint32_t *tmp,
 						size_t tmp_len)
 {
 	size_t		total = 0;
-	unsigned	top = 0;
+	unsigned	top;
 	unsigned	shift;
 	size_t		nbuckets;
 	size_t	   *next;
@@ -180,8 +207,7 @@ bloom_sort_unique_parts(const uint32_t *const *parts, const size_t *lens,
 
 	for (p = 0; p < nparts; p++)
 		total += lens[p];
-	while (top < TOP_BITS_MAX && (total >> top) > BUCKET_TARGET)
-		top++;
+	top = bloom_sort_top_bits(total);
 	nbuckets = (size_t) 1 << top;
 	shift = 32 - top;
 
@@ -214,16 +240,11 @@ bloom_sort_unique_parts(const uint32_t *const *parts, const size_t *lens,
 	for (b = 0; b < nbuckets; b++)
 	{
 		size_t		end = next[b];
-		size_t		n = end - at;
-		uint32_t   *a = out + at;
+		size_t		d = bloom_sort_bucket_unique(out + at, end - at, shift, tmp, tmp_len);
 
-		if (n <= tmp_len)
-			sort_low_bits(a, n, shift, tmp);
-		else
-			american_flag_sort(a, n, (int) shift - RADIX_BITS);
-		for (i = 0; i < n; i++)
-			if (m == 0 || a[i] != out[m - 1])
-				out[m++] = a[i];
+		/* the buckets are disjoint ranges: repeats only within one */
+		memmove(out + m, out + at, d * sizeof(uint32_t));
+		m += d;
 		at = end;
 	}
 	return m;

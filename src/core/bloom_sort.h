@@ -39,6 +39,21 @@ extern size_t bloom_sort_unique_parts(const uint32_t *const *parts,
 									  uint32_t *out, uint32_t *tmp,
 									  size_t tmp_len);
 
+/*
+ * The top bits bloom_sort_unique_parts partitions n hashes by, so that a
+ * partition's bucket stays in a second-level cache while it is sorted.
+ */
+extern unsigned bloom_sort_top_bits(uint64_t n);
+
+/*
+ * n hashes equal above their low bits bits (one bucket of such a
+ * partition), sorted where they lie through tmp (tmp_len hashes; a bucket
+ * larger than that is sorted in place, half as fast) with repeats dropped;
+ * returns how many are left, strictly increasing.
+ */
+extern size_t bloom_sort_bucket_unique(uint32_t *a, size_t n, unsigned bits,
+									   uint32_t *tmp, size_t tmp_len);
+
 BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_SORT_H */

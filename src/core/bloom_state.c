@@ -162,9 +162,9 @@ bloom_state_write_header(uint8_t *out, const bloom_state_header *header)
 	write_le(out + 8, header->nhashes, 8);
 }
 
-size_t
-bloom_state_v2_write(uint8_t *out, int32_t bits_per_key, uint64_t nkeys,
-					 const uint32_t *hashes, uint64_t ndistinct)
+void
+bloom_state_v2_write_header(uint8_t *out, int32_t bits_per_key, uint64_t nkeys,
+							uint64_t ndistinct)
 {
 	out[0] = BLOOM_STATE_VERSION_GAPS;
 	out[1] = 0;
@@ -173,6 +173,13 @@ bloom_state_v2_write(uint8_t *out, int32_t bits_per_key, uint64_t nkeys,
 	write_le(out + 4, (uint32_t) bits_per_key, 4);
 	write_le(out + 8, nkeys, 8);
 	write_le(out + 16, ndistinct, 8);
+}
+
+size_t
+bloom_state_v2_write(uint8_t *out, int32_t bits_per_key, uint64_t nkeys,
+					 const uint32_t *hashes, uint64_t ndistinct)
+{
+	bloom_state_v2_write_header(out, bits_per_key, nkeys, ndistinct);
 	if (ndistinct == 0)
 		return BLOOM_STATE_V2_HEADER_BYTES;
 	return BLOOM_STATE_V2_HEADER_BYTES +

@@ -105,6 +105,13 @@ extern size_t bloom_state_v2_write(uint8_t *out, int32_t bits_per_key,
 								   uint64_t nkeys, const uint32_t *hashes,
 								   uint64_t ndistinct);
 
+/*
+ * The BLOOM_STATE_V2_HEADER_BYTES bytes before the code of such a state,
+ * for a code written apart (bloom_flatten.h).
+ */
+extern void bloom_state_v2_write_header(uint8_t *out, int32_t bits_per_key,
+										uint64_t nkeys, uint64_t ndistinct);
+
 /* Little-endian 32-bit hash i of a version 1 state's hash array. */
 static inline uint32_t
 bloom_state_hash_at(const uint8_t *hashes, uint64_t i)

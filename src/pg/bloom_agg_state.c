@@ -9,10 +9,21 @@
 #include "postgres.h"
 
 #include "common/base64.h"
+/*
+ * access/parallel.h brings lib/ilist.h, whose inline functions leave
+ * parameters unused: a PGXS build's -Wextra, which reads the server's
+ * headers as its own, would warn about each.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#include "access/parallel.h"
+#pragma GCC diagnostic pop
+#include "miscadmin.h"
 #include "libpq/pqformat.h"
 #include "utils/memutils.h"
 
 #include "bloom_agg_state.h"
+#include "bloom_flatten.h"
 #include "bloom_gaps.h"
 #include "bloom_sort.h"
 #include "bloom_pg.h"
@@ -538,10 +549,128 @@ check_flat_size(uint64 size, uint64 ndistinct)
 				 errhint("Give each worker fewer keys, or aggregate serially with SET max_parallel_workers_per_gather = 0.")));
 }
 
+/* How long the backend waits for the flatten's threads between interrupt checks. */
+#define FLATTEN_WAIT_MS		20
+/* Hashes each of the flatten's threads should have at least. */
+#define FLATTEN_MIN_HASHES_PER_THREAD ((uint64) 1 << 18)
+
+/*
+ * Threads to sort and code a state of nhashes hashes on: 1 (this one) for
+ * fewer than BLOOM_FLATTEN_THREADED_MIN, and in a parallel worker, whose
+ * fellow workers already use the other CPUs; else as many as
+ * bloomfilter.max_final_threads allows.  A parallel leader flattens every
+ * worker's runs for bloom_agg_partial; a worker, its own.
+ */
+static unsigned
+flatten_threads(uint64 nhashes)
+{
+	uint64		by_hashes = nhashes / FLATTEN_MIN_HASHES_PER_THREAD;
+	unsigned	max = Min((unsigned) bloom_max_final_threads, bloom_available_cpus());
+
+	if (IsParallelWorker() || nhashes < BLOOM_FLATTEN_THREADED_MIN)
+		return 1;
+	return by_hashes < max ? (unsigned) by_hashes : max;
+}
+
+/*
+ * Wait for a started flatten job's sort, allocate the flat form in cxt for
+ * its distinct count and have it coded there, checking for interrupts
+ * throughout; on any error the job is cancelled and finished.  Returns the
+ * flat form, or NULL when the sort failed (bloom_flatten_finish says why),
+ * with *code_len the code's length.
+ */
+static uint8 *
+code_on_threads(bloom_flatten_job *job, BloomAggState *state, size_t *code_len,
+				bloom_status *status)
+{
+	uint8	   *volatile flat = NULL;	/* set in PG_TRY, read after it */
+	uint64		ndistinct = 0;
+
+	PG_TRY();
+	{
+		while (!bloom_flatten_wait(job, FLATTEN_WAIT_MS))
+			CHECK_FOR_INTERRUPTS();
+		if (bloom_flatten_sorted(job, &ndistinct) == BLOOM_OK)
+		{
+			uint64		max = bloom_state_v2_max_size(ndistinct);
+
+			check_flat_size(max, ndistinct);
+			flat = MemoryContextAlloc(state->hdr.eoh_context, VARHDRSZ + max);
+			bloom_state_v2_write_header(flat + VARHDRSZ, state->bits_per_key,
+										state->nkeys, ndistinct);
+			bloom_flatten_code(job, flat + VARHDRSZ + BLOOM_STATE_V2_HEADER_BYTES);
+			while (!bloom_flatten_wait(job, FLATTEN_WAIT_MS))
+				CHECK_FOR_INTERRUPTS();
+		}
+	}
+	PG_CATCH();
+	{
+		bloom_flatten_cancel(job);
+		(void) bloom_flatten_finish(job, code_len);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	*status = bloom_flatten_finish(job, code_len);
+	return flat;
+}
+
+/*
+ * make_flat on nthreads threads (bloom_flatten.h): the state's runs and
+ * buffer sorted and coded by the core's threads while this backend waits
+ * and checks for interrupts; the flat form is allocated here once the
+ * distinct count is known.  False, with nothing done, when the threads
+ * cannot be had.
+ */
+static bool
+make_flat_on_threads(BloomAggState *state, unsigned nthreads)
+{
+	MemoryContext cxt = state->hdr.eoh_context;
+	bloom_hash_run *runs;
+	BloomAggRun *run;
+	BloomAggChunk *chunk;
+	bloom_flatten_job *job;
+	bloom_status status;
+	uint8	   *flat = NULL;
+	size_t		code_len = 0;
+	int			nchunks = 0;
+	int			n = 0;
+
+	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
+		nchunks++;
+	runs = MemoryContextAlloc(cxt, (state->nruns + nchunks) * sizeof(bloom_hash_run));
+	for (run = state->runs; run != NULL; run = run->next)
+		run_as_hash_run(run, &runs[n++],
+						run->coded ? bloom_alloc_hashes(cxt, 0, Max(run->nhashes, 1)) : NULL);
+	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
+		run_as_hash_run(chunk, &runs[n++], NULL);
+
+	if (bloom_flatten_start(&job, runs, n, nthreads) != BLOOM_OK)
+		status = BLOOM_ERR_THREAD;
+	else
+		flat = code_on_threads(job, state, &code_len, &status);
+	for (n = 0; n < state->nruns + nchunks; n++)
+		if (runs[n].decode_into != NULL)
+			bloom_free_hashes(runs[n].decode_into);
+	pfree(runs);
+	if (status == BLOOM_ERR_THREAD)
+		return false;
+	if (status == BLOOM_ERR_GAPS_CODE)
+		bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED, "bloom_agg_state value");
+	if (status != BLOOM_OK)
+		elog(ERROR, "bloom_agg's flatten threads stopped before they were done: %s",
+			 bloom_status_message(status));
+	state->flat = flat;
+	state->flat_size = VARHDRSZ + BLOOM_STATE_V2_HEADER_BYTES + code_len;
+	state->flat_nkeys = state->nkeys;
+	return true;
+}
+
 /* The flat form of an expanded state, made once while its keys hold. */
 static void
 make_flat(BloomAggState *state)
 {
+	unsigned	nthreads;
+
 	const uint32 *hashes;
 	uint32	   *sorted = NULL;
 	uint64		ndistinct;
@@ -567,6 +696,13 @@ make_flat(BloomAggState *state)
 	{
 		hashes = NULL;
 		ndistinct = 0;
+	}
+	else if ((nthreads = flatten_threads(state->nrun_hashes + state->nbuffered)) > 1 &&
+			 make_flat_on_threads(state, nthreads))
+	{
+		BLOOM_TRACE_LOG("flat sorted threads=%u", nthreads);
+		BLOOM_TRACE_LOG("flat coded bytes=%zu", (size_t) state->flat_size);
+		return;
 	}
 	else
 		hashes = sorted = sorted_distinct_hashes(state, &ndistinct);

@@ -8,7 +8,9 @@
  *		at 44 bits a key).  A planted race, every thread setting every
  *		region, was reported here.  The first run is gap-coded, so that in
  *		copies the other threads set bits while one decodes it, and then
- *		wait for it.
+ *		wait for it.  Then the threaded flatten (bloom_flatten.c) of the
+ *		same runs: the serial sort's code on 2, 3 and 8 threads, and a
+ *		cancel while its threads run.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 #include <string.h>
 
 #include "bloom_final.h"
+#include "bloom_flatten.h"
 #include "bloom_gaps.h"
 #include "bloom_sort.h"
 
@@ -97,6 +100,67 @@ main(void)
 		}
 		free(got);
 		free(want);
+	}
+	{
+		const uint32_t *parts[3];
+		size_t		lens[3];
+		uint32_t   *tmp = malloc(BLOOM_SORT_TMP_MIN * sizeof(uint32_t));
+		uint32_t   *all = malloc(n * sizeof(uint32_t));
+		uint8_t    *want_code,
+				   *got_code;
+		size_t		d,
+					want_len;
+
+		(void) bloom_hash_run_decode(&runs[0]);
+		for (int r = 0; r < 3; r++)
+		{
+			parts[r] = runs[r].hashes;
+			lens[r] = runs[r].n;
+		}
+		d = bloom_sort_unique_parts(parts, lens, 3, all, tmp, BLOOM_SORT_TMP_MIN);
+		want_code = malloc(bloom_gaps_max_bytes(d, bloom_gaps_rice_param(d)));
+		got_code = malloc(bloom_gaps_max_bytes(d, bloom_gaps_rice_param(d)));
+		want_len = bloom_gaps_encode(all, d, bloom_gaps_rice_param(d), want_code);
+		for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+		{
+			bloom_flatten_job *job;
+			uint64_t	got_d = 0;
+			size_t		len = 0;
+			bool		ok = false;
+
+			if (bloom_flatten_start(&job, runs, 3, threads[t]) == BLOOM_OK)
+			{
+				while (!bloom_flatten_wait(job, 5))
+					;
+				if (bloom_flatten_sorted(job, &got_d) == BLOOM_OK && got_d == d)
+				{
+					bloom_flatten_code(job, got_code);
+					while (!bloom_flatten_wait(job, 5))
+						;
+				}
+				ok = bloom_flatten_finish(job, &len) == BLOOM_OK && len == want_len &&
+					memcmp(got_code, want_code, len) == 0;
+			}
+			printf("%s flatten, %u threads: the serial sort's code\n", ok ? "ok  " : "FAIL", threads[t]);
+			ok ? passed++ : failed++;
+			if (bloom_flatten_start(&job, runs, 3, threads[t]) == BLOOM_OK)
+			{
+				(void) bloom_flatten_wait(job, 1);
+				bloom_flatten_cancel(job);
+				(void) bloom_flatten_finish(job, &len);
+				printf("ok   flatten, %u threads: cancelled and joined\n", threads[t]);
+				passed++;
+			}
+			else
+			{
+				printf("FAIL flatten, %u threads: could not start\n", threads[t]);
+				failed++;
+			}
+		}
+		free(got_code);
+		free(want_code);
+		free(all);
+		free(tmp);
 	}
 	printf("tsan: %d passed, %d failed\n", passed, failed);
 	free(code);
