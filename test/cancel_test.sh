@@ -9,6 +9,11 @@
 # scan that fed it.  The premise is checked too: uncancelled, the same final
 # must take several times the allowed delay, or the test could not fail.
 #
+# The same for a large state sorted and coded on threads when it is handed
+# on (src/core/bloom_flatten.c): the stored state, absorbed twice into a new
+# one and sent, is sorted on 4 threads while the backend waits; a
+# statement_timeout stops it promptly and the session goes on.
+#
 # Also the threads' default: bloomfilter.max_final_threads is the CPUs the
 # backend may run on when the library loads (at most 64), for its own
 # affinity mask and for a backend pinned to one CPU before it loads it.
@@ -38,6 +43,8 @@ q <<SQL
 CREATE EXTENSION bloomfilter;
 CREATE AGGREGATE bloom_partial(text, integer) (
   SFUNC = bloom_agg_transfn, STYPE = bloom_agg_state);
+CREATE AGGREGATE bloom_states(bloom_agg_state) (
+  SFUNC = bloom_agg_combinefn, STYPE = bloom_agg_state);
 CREATE TABLE st (s bloom_agg_state);
 ALTER TABLE st ALTER COLUMN s SET STORAGE external;
 INSERT INTO st SELECT bloom_partial(i::text, $BPK) FROM generate_series(1, $KEYS) i;
@@ -98,6 +105,36 @@ for threads in 1 4; do
 		fail "pg_cancel_backend stopped the final only ${elapsed} ms after the cancel"
 	fi
 done
+
+# The flatten: the stored state twice over, in one expanded state (its two
+# coded runs kept coded), sent, which sorts and codes every hash.
+flatten_sql="SET bloomfilter.max_final_threads = 4; SELECT length(bloom_agg_state_send(bloom_states(s))) > 0 FROM (SELECT s FROM st UNION ALL SELECT s FROM st) twice"
+t0=$(now_ms)
+q -c "$flatten_sql" >/dev/null
+full_ms=$(($(now_ms) - t0))
+timeout_ms=$((full_ms / 3))
+if [ "$full_ms" -ge 900 ]; then
+	pass "uncancelled flatten on 4 threads takes ${full_ms} ms (needs >= 900 ms)"
+else
+	fail "uncancelled flatten on 4 threads takes only ${full_ms} ms (< 900 ms): raise BLOOM_CANCEL_KEYS"
+fi
+t0=$(now_ms)
+out=$(q -c "SET statement_timeout = ${timeout_ms}" -c "$flatten_sql" -c "RESET statement_timeout" -c "SELECT 'still here'" 2>&1 || true)
+elapsed=$(($(now_ms) - t0))
+if ! grep -q "canceling statement due to statement timeout" <<<"$out"; then
+	fail "flatten: expected a timeout error, got: $out"
+elif [ "$elapsed" -le $((timeout_ms + ALLOWED_MS)) ]; then
+	pass "statement_timeout of ${timeout_ms} ms stopped the flatten on 4 threads after ${elapsed} ms"
+else
+	fail "statement_timeout of ${timeout_ms} ms stopped the flatten only after ${elapsed} ms"
+fi
+# twice the keys, the same distinct hashes: the bytes after the key count
+# (format.md: version, bits a key, key count, then the distinct count and code)
+if [ "$(q -At -c "SELECT substring(bloom_agg_state_send(bloom_states(s)) FROM 17) = (SELECT substring(bloom_agg_state_send(s) FROM 17) FROM st) FROM (SELECT s FROM st UNION ALL SELECT s FROM st) twice")" = t ]; then
+	pass "after the cancel, the stored state twice over sorts into the stored state's distinct hashes and code"
+else
+	fail "after the cancel, the stored state twice over does not sort into the stored state's code"
+fi
 
 # default_threads PIN: in one session, the CPUs its backend may run on (at
 # most 64; after the shell pinned it to CPU 0 if PIN is true) and then, the

@@ -35,8 +35,8 @@ _PG_init(void)
 	 * in doc/performance.md).
 	 */
 	DefineCustomIntVariable("bloomfilter.max_final_threads",
-							"Sets the most threads bloom_agg's final function sets filter bits on.",
-							"1 sets them on the backend's own thread. Small filters always use one. The default is the CPUs the server may run on.",
+							"Sets the most threads bloom_agg's final function sets filter bits on, and a parallel leader sorts a large state on.",
+							"1 works on the backend's own thread. Small filters and states always use one. The default is the CPUs the server may run on.",
 							&bloom_max_final_threads,
 							(int) bloom_available_cpus(), 1, BLOOM_MAX_FINAL_THREADS,
 							PGC_USERSET, 0, NULL, NULL, NULL);
