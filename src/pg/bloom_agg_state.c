@@ -17,6 +17,7 @@
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "access/parallel.h"
+#include "access/xact.h"
 #pragma GCC diagnostic pop
 #include "miscadmin.h"
 #include "libpq/pqformat.h"
@@ -555,19 +556,26 @@ check_flat_size(uint64 size, uint64 ndistinct)
 #define FLATTEN_MIN_HASHES_PER_THREAD ((uint64) 1 << 18)
 
 /*
- * Threads to sort and code a state of nhashes hashes on: 1 (this one) for
- * fewer than BLOOM_FLATTEN_THREADED_MIN, and in a parallel worker, whose
- * fellow workers already use the other CPUs; else as many as
- * bloomfilter.max_final_threads allows.  A parallel leader flattens every
- * worker's runs for bloom_agg_partial; a worker, its own.
+ * Threads to sort and code a state on: as many as
+ * bloomfilter.max_final_threads allows for a large state, but 1 (this one)
+ * for fewer than BLOOM_FLATTEN_THREADED_MIN hashes, and while parallel
+ * workers may still be running: in a worker, and in a parallel leader
+ * sending its own share of the rows (a state of its own making, with no
+ * coded run from another process).  A leader's bloom_agg_partial, holding
+ * every worker's coded runs, comes after the workers are done.
  */
 static unsigned
-flatten_threads(uint64 nhashes)
+flatten_threads(const BloomAggState *state)
 {
+	uint64		nhashes = state->nrun_hashes + state->nbuffered;
 	uint64		by_hashes = nhashes / FLATTEN_MIN_HASHES_PER_THREAD;
 	unsigned	max = Min((unsigned) bloom_max_final_threads, bloom_available_cpus());
+	bool		absorbed = false;
 
-	if (IsParallelWorker() || nhashes < BLOOM_FLATTEN_THREADED_MIN)
+	for (const BloomAggRun *run = state->runs; run != NULL; run = run->next)
+		absorbed |= run->coded;
+	if (nhashes < BLOOM_FLATTEN_THREADED_MIN || IsParallelWorker() ||
+		(IsInParallelMode() && !absorbed))
 		return 1;
 	return by_hashes < max ? (unsigned) by_hashes : max;
 }
@@ -697,7 +705,7 @@ make_flat(BloomAggState *state)
 		hashes = NULL;
 		ndistinct = 0;
 	}
-	else if ((nthreads = flatten_threads(state->nrun_hashes + state->nbuffered)) > 1 &&
+	else if ((nthreads = flatten_threads(state)) > 1 &&
 			 make_flat_on_threads(state, nthreads))
 	{
 		BLOOM_TRACE_LOG("flat sorted threads=%u", nthreads);
