@@ -72,6 +72,10 @@ fi
 bf_log "making $KEYS md5 keys"
 psql_c "CREATE TABLE k AS SELECT md5(i::text) AS k FROM generate_series(1, $KEYS) i" >/dev/null
 psql_c "VACUUM ANALYZE k" >/dev/null
+# The planner gives a table 1 worker and one more for each tripling of its
+# size past min_parallel_table_scan_size (13 for 100M keys), whatever a
+# query allows: --scaling's 15 workers need the table's own setting.
+psql_c "ALTER TABLE k SET (parallel_workers = $MAX_WORKERS)" >/dev/null
 psql_c "SELECT count(*) FROM k" >/dev/null
 # warm LABEL SETTINGS QUERY: QUERY timed after one untimed run in the same
 # session.  A new backend's first scan maps the table's shared buffers into
