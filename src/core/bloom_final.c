@@ -460,6 +460,35 @@ or_copies(bloom_final_job *job, unsigned id)
 	}
 }
 
+uint64_t *
+bloom_hash_run_starts(const bloom_hash_run *runs, size_t nruns)
+{
+	uint64_t   *start = malloc((nruns + 1) * sizeof(uint64_t));
+
+	if (start == NULL)
+		return NULL;
+	start[0] = 0;
+	for (size_t r = 0; r < nruns; r++)
+		start[r + 1] = start[r] + runs[r].n;
+	return start;
+}
+
+struct timespec
+bloom_deadline_after(unsigned timeout_ms)
+{
+	struct timespec deadline;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	deadline.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L)
+	{
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	return deadline;
+}
+
 bloom_status
 bloom_hash_run_decode(const bloom_hash_run *run)
 {
@@ -697,15 +726,12 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 		job->readable[r] = runs[r].code == NULL;
 	if (!job->copies)
 	{
-		job->run_start = malloc((nruns + 1) * sizeof(uint64_t));
+		job->run_start = bloom_hash_run_starts(runs, nruns);
 		if (job->run_start == NULL)
 		{
 			free_job(job);
 			return BLOOM_ERR_NO_MEMORY;
 		}
-		job->run_start[0] = 0;
-		for (size_t r = 0; r < nruns; r++)
-			job->run_start[r + 1] = job->run_start[r] + runs[r].n;
 		job->stripe_len = (job->run_start[nruns] + STRIPES - 1) / STRIPES;
 		job->nclaims = (job->stripe_len + CLAIM_BLOCK / STRIPES - 1) / (CLAIM_BLOCK / STRIPES);
 	}
@@ -769,17 +795,9 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 bool
 bloom_final_wait(bloom_final_job *job, unsigned timeout_ms)
 {
-	struct timespec deadline;
+	struct timespec deadline = bloom_deadline_after(timeout_ms);
 	bool		done;
 
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L)
-	{
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
 	pthread_mutex_lock(&job->lock);
 	while (job->running > 0)
 		if (pthread_cond_timedwait(&job->done_cond, &job->lock, &deadline) == ETIMEDOUT)

@@ -12,6 +12,8 @@
 #ifndef BLOOM_FINAL_H
 #define BLOOM_FINAL_H
 
+#include <time.h>
+
 #include "bloom_core.h"
 
 BLOOM_BEGIN_PRIVATE
@@ -42,6 +44,21 @@ typedef struct bloom_hash_run
 
 /* Decode a coded run (nothing to do for another). */
 extern bloom_status bloom_hash_run_decode(const bloom_hash_run *run);
+
+/*
+ * Where each run starts among all the runs' hashes: nruns + 1 offsets,
+ * the last the total, malloc'd (NULL when there is no memory).  Threads
+ * that share out hashes across runs (the final's stripes, the flatten's
+ * shares) find a hash's run by them.
+ */
+extern uint64_t *bloom_hash_run_starts(const bloom_hash_run *runs, size_t nruns);
+
+/*
+ * CLOCK_MONOTONIC timeout_ms from now, for pthread_cond_timedwait on a
+ * condition made with that clock: the callers' waits between interrupt
+ * checks.
+ */
+extern struct timespec bloom_deadline_after(unsigned timeout_ms);
 
 typedef struct bloom_final_job bloom_final_job;
 

@@ -131,6 +131,17 @@ barrier(bloom_flatten_job *job, void (*between) (bloom_flatten_job *job))
 	return stop;
 }
 
+/* Record the job's first failure and stop it at the next barrier. */
+static void
+stop_with(bloom_flatten_job *job, bloom_status status)
+{
+	pthread_mutex_lock(&job->lock);
+	if (job->status == BLOOM_OK)
+		job->status = status;
+	__atomic_store_n(&job->cancelled, true, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&job->lock);
+}
+
 /* Step 0: decode coded runs until none is left.  A failure stops the job. */
 static void
 decode_runs(bloom_flatten_job *job)
@@ -148,11 +159,7 @@ decode_runs(bloom_flatten_job *job)
 		status = bloom_hash_run_decode(&job->runs[r]);
 		if (status != BLOOM_OK)
 		{
-			pthread_mutex_lock(&job->lock);
-			if (job->status == BLOOM_OK)
-				job->status = status;
-			__atomic_store_n(&job->cancelled, true, __ATOMIC_RELAXED);
-			pthread_mutex_unlock(&job->lock);
+			stop_with(job, status);
 			return;
 		}
 	}
@@ -389,13 +396,7 @@ thread_main(void *arg)
 	if (!leave)
 	{
 		if (!code_part(job, ts))
-		{
-			pthread_mutex_lock(&job->lock);
-			if (job->status == BLOOM_OK)
-				job->status = BLOOM_ERR_NO_MEMORY;
-			__atomic_store_n(&job->cancelled, true, __ATOMIC_RELAXED);
-			pthread_mutex_unlock(&job->lock);
-		}
+			stop_with(job, BLOOM_ERR_NO_MEMORY);
 		(void) barrier(job, join_parts);
 	}
 
@@ -451,15 +452,12 @@ bloom_flatten_start(bloom_flatten_job **jobp, const bloom_hash_run *runs,
 	pthread_cond_init(&job->caller_cond, &condattr);
 	pthread_condattr_destroy(&condattr);
 
-	job->run_start = malloc((nruns + 1) * sizeof(uint64_t));
+	job->run_start = bloom_hash_run_starts(runs, nruns);
 	if (job->run_start == NULL)
 	{
 		free_job(job);
 		return BLOOM_ERR_NO_MEMORY;
 	}
-	job->run_start[0] = 0;
-	for (size_t r = 0; r < nruns; r++)
-		job->run_start[r + 1] = job->run_start[r] + runs[r].n;
 	job->total = job->run_start[nruns];
 	job->shift = 32 - bloom_sort_top_bits(job->total);
 	job->nbuckets = (size_t) 1 << (32 - job->shift);
@@ -520,18 +518,10 @@ bloom_flatten_start(bloom_flatten_job **jobp, const bloom_hash_run *runs,
 bool
 bloom_flatten_wait(bloom_flatten_job *job, unsigned timeout_ms)
 {
-	struct timespec deadline;
+	struct timespec deadline = bloom_deadline_after(timeout_ms);
 	bool		done;
 	unsigned	want;
 
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L)
-	{
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
 	pthread_mutex_lock(&job->lock);
 	want = job->code_given ? 2 : 1;
 	while (job->steps_done < want && job->running > 0)
