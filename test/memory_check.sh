@@ -181,7 +181,7 @@ filter_kb() { awk -v n="$1" 'BEGIN { printf "%d", (n * 10 / 8 + 1) / 1024 }'; }
 # filter of at least 2^25 bits: on T threads (bloomfilter.max_final_threads'
 # default, the CPUs the server may run on, at most 64 and one per 2^18
 # keys), a copy of the bit array for each thread but the first when each is
-# at most 32 MB and they take at most 64 MB; else scratch of a 4-byte
+# at most 8 MB and they take at most 64 MB; else scratch of a 4-byte
 # position per 64 bits, within 2^20 and 2^24 positions.  nproc counts the
 # CPUs of the affinity mask, as the server does.
 CPUS=$(nproc 2>/dev/null || echo 1)
@@ -190,7 +190,7 @@ scratch_kb() {
 		bits = n * 10; words = int(bits / 64); bytes = int((bits + 7) / 8)
 		if (bits < 2 ^ 25) { print 0; exit }
 		t = cpus; if (t > 64) t = 64; if (int(n / 2 ^ 18) < t) t = int(n / 2 ^ 18)
-		if (t >= 2 && bytes <= 32 * 2 ^ 20 && (t - 1) * bytes <= 64 * 2 ^ 20) { printf "%d", (t - 1) * bytes / 1024; exit }
+		if (t >= 2 && bytes <= 8 * 2 ^ 20 && (t - 1) * bytes <= 64 * 2 ^ 20) { printf "%d", (t - 1) * bytes / 1024; exit }
 		if (words < 2 ^ 20) words = 2 ^ 20
 		if (words > 2 ^ 24) words = 2 ^ 24
 		printf "%d", words * 4 / 1024 }'

@@ -316,18 +316,45 @@ bloom_region_count(uint64_t mod_d, unsigned shift)
 }
 
 /*
+ * Appends probe positions to the buckets of up to BLOOM_BUCKET_REGIONS_MAX
+ * regions (bucket r: cap positions from base + r * cap) a cache line at a
+ * time: the last line of each bucket is staged here and written out whole
+ * (bloom_filter.c says why).  Start it on empty buckets, append with
+ * bloom_bucket_positions, and flush it before the buckets are read, by this
+ * thread or another: then bucket r's positions end at cursor[r].
+ */
+#define BLOOM_BUCKET_REGIONS_MAX	256
+#define BLOOM_BUCKET_LINE			16	/* positions a 64-byte line holds */
+
+typedef struct bloom_bucket_writer
+{
+	uint32_t	line[BLOOM_BUCKET_REGIONS_MAX][BLOOM_BUCKET_LINE]
+				__attribute__((aligned(64)));
+	uint32_t   *cursor[BLOOM_BUCKET_REGIONS_MAX];	/* past what is written */
+	uint32_t   *line_end[BLOOM_BUCKET_REGIONS_MAX];	/* where the line is cut */
+	uint8_t		staged[BLOOM_BUCKET_REGIONS_MAX];	/* positions in line[r] */
+	uint32_t   *base;
+	size_t		cap;
+	size_t		nregions;
+} bloom_bucket_writer;
+
+/* Empty buckets: nregions <= BLOOM_BUCKET_REGIONS_MAX, cap >= 30. */
+extern void bloom_bucket_writer_start(bloom_bucket_writer *w, uint32_t *base,
+									  size_t cap, size_t nregions);
+
+/*
  * Append the probe positions of hashes[from..n) to their regions' buckets
- * (bucket r: cap positions from base + r * cap, its next free slot
- * cursor[r]) until a bucket is full; returns the index of the first hash
- * not wholly appended, n when every one was.  A hash cut short is appended
- * again, whole, once the buckets are emptied: setting a bit twice changes
- * nothing.  cap must be at least the probes of one hash.
+ * until a bucket is full; returns the index of the first hash not wholly
+ * appended, n when every one was.  A hash cut short is appended again,
+ * whole, once the buckets are emptied: setting a bit twice changes nothing.
  */
 extern size_t bloom_bucket_positions(const bloom_prepared *p, unsigned shift,
-									 uint32_t *base, size_t cap,
-									 uint32_t **cursor,
+									 bloom_bucket_writer *w,
 									 const uint32_t *hashes, size_t from,
 									 size_t n);
+
+/* Write out the staged lines, visible to any thread that synchronises after. */
+extern void bloom_bucket_writer_flush(bloom_bucket_writer *w);
 
 /*
  * The same bits as bloom_prepared_set_hashes, with scratch_size words of

@@ -14,6 +14,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -268,9 +271,60 @@ bloom_region_shift(uint64_t mod_d, size_t max_regions)
 	return shift;
 }
 
+/*
+ * The buckets are many streams of writes, 64 to 256, which the CPU's
+ * prefetchers do not follow: a store of one position into a line not in
+ * cache first reads that line from memory, and the stores behind it wait.
+ * Staged in the writer (in the first-level cache) and written out a whole
+ * line at a time with non-temporal stores, a bucket's lines are never read
+ * before being written, and do not push the filter's region out of the
+ * caches either.
+ */
+static inline uint32_t *
+line_end_from(const bloom_bucket_writer *w, size_t r, uint32_t *at)
+{
+	uint32_t   *boundary = (uint32_t *) (((uintptr_t) at + 64) & ~(uintptr_t) 63);
+	uint32_t   *bucket_end = w->base + (r + 1) * w->cap;
+
+	return boundary < bucket_end ? boundary : bucket_end;
+}
+
+static inline void
+write_line(uint32_t *to, const uint32_t *line, unsigned n)
+{
+#ifdef __SSE2__
+	if (n == BLOOM_BUCKET_LINE && ((uintptr_t) to & 63) == 0)
+	{
+		const __m128i *from = (const __m128i *) line;
+
+		_mm_stream_si128((__m128i *) to, _mm_load_si128(from));
+		_mm_stream_si128((__m128i *) to + 1, _mm_load_si128(from + 1));
+		_mm_stream_si128((__m128i *) to + 2, _mm_load_si128(from + 2));
+		_mm_stream_si128((__m128i *) to + 3, _mm_load_si128(from + 3));
+		return;
+	}
+#endif
+	memcpy(to, line, n * sizeof(uint32_t));
+}
+
+void
+bloom_bucket_writer_start(bloom_bucket_writer *w, uint32_t *base, size_t cap,
+						  size_t nregions)
+{
+	w->base = base;
+	w->cap = cap;
+	w->nregions = nregions;
+	for (size_t r = 0; r < nregions; r++)
+	{
+		w->cursor[r] = base + r * cap;
+		w->line_end[r] = line_end_from(w, r, w->cursor[r]);
+		w->staged[r] = 0;
+	}
+}
+
 size_t
 bloom_bucket_positions(const bloom_prepared *p, unsigned shift,
-					   uint32_t *base, size_t cap, uint32_t **cursor,
+					   bloom_bucket_writer *w,
 					   const uint32_t *hashes, size_t from, size_t n)
 {
 	const uint64_t mod_m = p->mod_m;
@@ -286,13 +340,25 @@ bloom_bucket_positions(const bloom_prepared *p, unsigned shift,
 		for (unsigned t = 0; t < k; t++)
 		{
 			uint32_t	bitpos = bloom_fastmod(h, mod_m, mod_d);
-			size_t		region = bitpos >> shift;
-			uint32_t   *c = cursor[region];
+			size_t		r = bitpos >> shift;
+			unsigned	s = w->staged[r];
 
-			if (unlikely_core(c == base + (region + 1) * cap))
-				return i;
-			*c = bitpos;
-			cursor[region] = c + 1;
+			w->line[r][s++] = bitpos;
+			if (w->cursor[r] + s == w->line_end[r])
+			{
+				uint32_t   *c = w->cursor[r];
+
+				write_line(c, w->line[r], s);
+				w->cursor[r] = c += s;
+				s = 0;
+				if (unlikely_core(c == w->base + (r + 1) * w->cap))
+				{
+					w->staged[r] = 0;
+					return i;	/* full: the buckets are set before more */
+				}
+				w->line_end[r] = line_end_from(w, r, c);
+			}
+			w->staged[r] = (uint8_t) s;
 			h += delta;
 		}
 	}
@@ -300,11 +366,27 @@ bloom_bucket_positions(const bloom_prepared *p, unsigned shift,
 }
 
 void
+bloom_bucket_writer_flush(bloom_bucket_writer *w)
+{
+	for (size_t r = 0; r < w->nregions; r++)
+	{
+		write_line(w->cursor[r], w->line[r], w->staged[r]);
+		w->cursor[r] += w->staged[r];
+		w->line_end[r] = line_end_from(w, r, w->cursor[r]);
+		w->staged[r] = 0;
+	}
+#ifdef __SSE2__
+	/* non-temporal stores are ordered by nothing weaker */
+	_mm_sfence();
+#endif
+}
+
+void
 bloom_prepared_set_hashes_buffered(const bloom_prepared *p, uint8_t *bit_array,
 								   const uint32_t *hashes, size_t nhashes,
 								   uint32_t *scratch, size_t scratch_size)
 {
-	uint32_t   *cursor[SET_REGIONS_MAX];
+	bloom_bucket_writer w;
 	unsigned	shift = bloom_region_shift(p->mod_d, SET_REGIONS_MAX);
 	size_t		nregions = bloom_region_count(p->mod_d, shift);
 	size_t		cap = scratch == NULL ? 0 : scratch_size / nregions;
@@ -317,17 +399,15 @@ bloom_prepared_set_hashes_buffered(const bloom_prepared *p, uint8_t *bit_array,
 		return;
 	}
 
-	for (size_t r = 0; r < nregions; r++)
-		cursor[r] = scratch + r * cap;
+	bloom_bucket_writer_start(&w, scratch, cap, nregions);
 	while (i < nhashes)
 	{
-		i = bloom_bucket_positions(p, shift, scratch, cap, cursor, hashes, i, nhashes);
+		i = bloom_bucket_positions(p, shift, &w, hashes, i, nhashes);
+		bloom_bucket_writer_flush(&w);
 		for (size_t r = 0; r < nregions; r++)
-		{
 			bloom_set_positions(bit_array, scratch + r * cap,
-								(size_t) (cursor[r] - (scratch + r * cap)));
-			cursor[r] = scratch + r * cap;
-		}
+								(size_t) (w.cursor[r] - (scratch + r * cap)));
+		bloom_bucket_writer_start(&w, scratch, cap, nregions);
 	}
 }
 

@@ -61,7 +61,7 @@
 /* Hashes each thread should have at least. */
 #define THREADED_MIN_HASHES_PER_THREAD ((uint64_t) 1 << 18)
 /* Regions of at least 2^BLOOM_REGION_SHIFT_MIN bits, at most this many. */
-#define REGIONS_MAX			256
+#define REGIONS_MAX			BLOOM_BUCKET_REGIONS_MAX
 /* Positions a bucket holds at least. */
 #define BUCKET_MIN			1024
 /* Hashes a thread takes from the shared cursor at once. */
@@ -85,17 +85,19 @@
  * COPIES_MAX_BYTES in all; else buckets.
  *
  * COPY_MAX_BYTES bounds the size at which setting bits straight into a
- * copy still beats bucketing them: a copy saves storing every position and
- * reading it back, but its writes land at random over the whole array, and
- * once several arrays that size are written at random they miss every
- * cache, while a bucket's region stays in one.  Where that happens depends
- * on the cache a machine really has, which a virtual machine does not
- * report, so this is a fixed limit that errs towards buckets for large
- * filters; make set-bench times both ways on a machine (the figures of
- * some are in doc/performance.md).  COPIES_MAX_BYTES bounds the memory the
+ * copy may still beat bucketing them: a copy saves storing every position
+ * and reading it back, but its writes land at random over the whole array,
+ * and once several arrays that size are written at random they miss every
+ * cache, while a bucket's region stays in one.  Since the buckets are
+ * written a whole line at a time (bloom_bucket_writer), storing the
+ * positions costs little, and buckets won from 12.5 MB up on the machines
+ * measured; where exactly depends on the cache a machine really has, which
+ * a virtual machine does not report, so this is a fixed limit that errs
+ * towards buckets; make set-bench times both ways on a machine (the
+ * figures of some are in doc/performance.md).  COPIES_MAX_BYTES bounds the memory the
  * copies add to the final, whatever the number of threads.
  */
-#define COPY_MAX_BYTES		((uint64_t) 32 << 20)
+#define COPY_MAX_BYTES		((uint64_t) 8 << 20)
 #define COPIES_MAX_BYTES	((uint64_t) 64 << 20)
 /* Bytes of the bit array OR-ed between checks for a cancel. */
 #define OR_BLOCK			((size_t) 1 << 20)
@@ -118,7 +120,7 @@ typedef struct thread_state
 	uint64_t	claim;
 	unsigned	stripe;
 	uint64_t	next;
-	uint32_t  **cursor;			/* per region: the next free slot */
+	bloom_bucket_writer *writer;	/* onto buckets */
 	uint32_t   *buckets;		/* nregions * cap positions */
 	/* copies only: this thread's bit array (the filter's, for the first) */
 	uint8_t    *copy;
@@ -385,6 +387,7 @@ fill_buckets(bloom_final_job *job, thread_state *ts)
 		if (ts->stripe == STRIPES && !claim_stripes(job, ts))
 		{
 			ts->exhausted = true;
+			bloom_bucket_writer_flush(ts->writer);
 			return;
 		}
 		while (ts->stripe < STRIPES)
@@ -400,14 +403,17 @@ fill_buckets(bloom_final_job *job, thread_state *ts)
 				uint64_t	start = job->run_start[r];
 				uint64_t	end = to < job->run_start[r + 1] ? to : job->run_start[r + 1];
 				size_t		pos = bloom_bucket_positions(&job->prepared, job->shift,
-														 ts->buckets, job->cap,
-														 ts->cursor, job->runs[r].hashes,
+														 ts->writer, job->runs[r].hashes,
 														 (size_t) (ts->next - start),
 														 (size_t) (end - start));
 
 				ts->next = start + pos;
 				if (ts->next < end)
-					return;		/* a bucket is full: this hash again next round */
+				{
+					/* a bucket is full: this hash again next round */
+					bloom_bucket_writer_flush(ts->writer);
+					return;
+				}
 			}
 			if (++ts->stripe < STRIPES)
 				slice_bounds(job, ts->claim, ts->stripe, &ts->next, &to);
@@ -426,7 +432,7 @@ set_regions(bloom_final_job *job, unsigned id)
 			uint32_t   *start = from->buckets + r * job->cap;
 
 			bloom_set_positions(job->bit_array, start,
-								(size_t) (from->cursor[r] - start));
+								(size_t) (from->writer->cursor[r] - start));
 		}
 }
 
@@ -611,8 +617,7 @@ thread_main(void *arg)
 		set_regions(job, ts->id);
 		leave = barrier(job, true);
 		/* every bucket was set in step 2: empty this thread's own */
-		for (size_t r = 0; r < job->nregions; r++)
-			ts->cursor[r] = ts->buckets + r * job->cap;
+		bloom_bucket_writer_start(ts->writer, ts->buckets, job->cap, job->nregions);
 	}
 
 #ifdef BLOOM_TRACE
@@ -632,7 +637,7 @@ free_job(bloom_final_job *job)
 {
 	for (unsigned t = 0; t < job->nthreads; t++)
 	{
-		free(job->threads[t].cursor);
+		free(job->threads[t].writer);
 		free(job->threads[t].buckets);
 		if (t > 0)
 			free(job->threads[t].copy);
@@ -755,14 +760,14 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 			continue;
 		}
 		ts->buckets = bloom_malloc_huge(job->nregions * job->cap * sizeof(uint32_t));
-		ts->cursor = malloc(job->nregions * sizeof(uint32_t *));
-		if (ts->buckets == NULL || ts->cursor == NULL)
+		if (posix_memalign((void **) &ts->writer, 64, sizeof(bloom_bucket_writer)) != 0)
+			ts->writer = NULL;
+		if (ts->buckets == NULL || ts->writer == NULL)
 		{
 			free_job(job);
 			return BLOOM_ERR_NO_MEMORY;
 		}
-		for (size_t r = 0; r < job->nregions; r++)
-			ts->cursor[r] = ts->buckets + r * job->cap;
+		bloom_bucket_writer_start(ts->writer, ts->buckets, job->cap, job->nregions);
 	}
 
 	/* threads inherit the creator's signal mask: none may take a signal */

@@ -1544,13 +1544,16 @@ test_final(void)
 	test_end();
 
 	test_begin("copies for moderate filters, buckets beyond");
-	bloom_geometry_for(10000000, 10, &g);	/* 12.5 MB */
+	bloom_geometry_for(4000000, 10, &g);	/* 5 MB */
 	check(bloom_final_uses_copies(&g, 2) && bloom_final_uses_copies(&g, 4),
-		  "12.5 MB on 2 or 4 threads: not in copies");
-	check(!bloom_final_uses_copies(&g, 8), "12.5 MB on 8 threads: in copies");
-	bloom_geometry_for(25000000, 10, &g);	/* 31.25 MB */
-	check(bloom_final_uses_copies(&g, 2), "31.25 MB on 2 threads: not in copies");
-	check(!bloom_final_uses_copies(&g, 4), "31.25 MB on 4 threads: in copies");
+		  "5 MB on 2 or 4 threads: not in copies");
+	check(!bloom_final_uses_copies(&g, 16), "5 MB on 16 threads: in copies");
+	bloom_geometry_for(6700000, 10, &g);	/* 8,375,001 bytes, just under 8 MB */
+	check(bloom_final_uses_copies(&g, 2), "8 MB on 2 threads: not in copies");
+	bloom_geometry_for(6720000, 10, &g);	/* 8,400,001 bytes, just over */
+	check(!bloom_final_uses_copies(&g, 2), "over 8 MB on 2 threads: in copies");
+	bloom_geometry_for(10000000, 10, &g);	/* 12.5 MB */
+	check(!bloom_final_uses_copies(&g, 2), "12.5 MB on 2 threads: in copies");
 	bloom_geometry_for(40000000, 10, &g);	/* 50 MB */
 	check(!bloom_final_uses_copies(&g, 2), "50 MB on 2 threads: in copies");
 	bloom_geometry_for(100000000, 10, &g);	/* 125 MB */
