@@ -3180,13 +3180,15 @@ test_prepared(void)
 		uint64_t	nbits = (UINT64_C(1) << 25) + 24;	/* just large enough */
 		size_t		bytes = (size_t) (nbits / 8);
 		size_t		full = bloom_set_scratch_size(nbits);
-		size_t		scratch_sizes[4];
+		size_t		scratch_sizes[5];
+		/* in words from the (16-byte aligned) area: buckets cut lines anywhere */
+		static const size_t scratch_offsets[5] = {0, 0, 0, 0, 3};
 		size_t		nh = 200000,
 					kk,
 					sc,
 					h;
 		uint32_t   *hashes = xcalloc(nh * sizeof(uint32_t));
-		uint32_t   *scratch = xcalloc((full > 0 ? full : 1) * sizeof(uint32_t));
+		uint32_t   *scratch = xcalloc((full > 0 ? full : 1) * sizeof(uint32_t) + 64);
 		uint8_t    *got = xcalloc(bytes);
 		uint8_t    *want = xcalloc(bytes);
 
@@ -3196,6 +3198,7 @@ test_prepared(void)
 		scratch_sizes[1] = 20000;	/* buckets of ~1000: flushed often */
 		scratch_sizes[2] = 1000;	/* too small: the unbuffered path */
 		scratch_sizes[3] = 0;
+		scratch_sizes[4] = 20011;	/* odd buckets from an odd start */
 		for (h = 0; h < nh; h++)
 			hashes[h] = (uint32_t) rng_next();
 		for (kk = 0; kk < sizeof(ks) / sizeof(ks[0]); kk++)
@@ -3206,18 +3209,18 @@ test_prepared(void)
 			for (h = 0; h < nh; h++)
 				ref_add_hash(want, nbits, ks[kk], hashes[h]);
 			bloom_prepare(&p, nbits, ks[kk]);
-			for (sc = 0; sc < 4; sc++)
+			for (sc = 0; sc < 5; sc++)
 			{
 				memset(got, 0, bytes);
 				/* in two calls, as the final function does in batches */
 				bloom_prepared_set_hashes_buffered(&p, got, hashes, nh / 3,
-												   scratch_sizes[sc] ? scratch : NULL,
+												   scratch_sizes[sc] ? scratch + scratch_offsets[sc] : NULL,
 												   scratch_sizes[sc]);
 				bloom_prepared_set_hashes_buffered(&p, got, hashes + nh / 3, nh - nh / 3,
-												   scratch_sizes[sc] ? scratch : NULL,
+												   scratch_sizes[sc] ? scratch + scratch_offsets[sc] : NULL,
 												   scratch_sizes[sc]);
-				check(memcmp(got, want, bytes) == 0, "k %u, scratch %zu words",
-					  ks[kk], scratch_sizes[sc]);
+				check(memcmp(got, want, bytes) == 0, "k %u, scratch %zu words from word %zu",
+					  ks[kk], scratch_sizes[sc], scratch_offsets[sc]);
 			}
 		}
 		free(hashes);
