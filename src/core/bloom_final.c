@@ -90,12 +90,12 @@
  * and once several arrays that size are written at random they miss every
  * cache, while a bucket's region stays in one.  Since the buckets are
  * written a whole line at a time (bloom_bucket_writer), storing the
- * positions costs little, and buckets won from 12.5 MB up on the machines
- * measured; where exactly depends on the cache a machine really has, which
- * a virtual machine does not report, so this is a fixed limit that errs
- * towards buckets; make set-bench times both ways on a machine (the
- * figures of some are in doc/performance.md).  COPIES_MAX_BYTES bounds the memory the
- * copies add to the final, whatever the number of threads.
+ * positions costs little, and buckets won from 12.5 MB up on the 2-core
+ * machine measured; where exactly depends on the cache a machine really
+ * has, which a virtual machine does not report, so this is a fixed limit
+ * that errs towards buckets; make set-bench times both ways on a machine
+ * (the figures of some are in doc/performance.md).  COPIES_MAX_BYTES bounds
+ * the memory the copies add to the final, whatever the number of threads.
  */
 #define COPY_MAX_BYTES		((uint64_t) 8 << 20)
 #define COPIES_MAX_BYTES	((uint64_t) 64 << 20)
