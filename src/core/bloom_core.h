@@ -342,6 +342,13 @@ typedef struct bloom_bucket_writer
 extern void bloom_bucket_writer_start(bloom_bucket_writer *w, uint32_t *base,
 									  size_t cap, size_t nregions);
 
+/* Where bucket r begins (and bucket r - 1 ends). */
+static inline uint32_t *
+bloom_bucket_start(const bloom_bucket_writer *w, size_t r)
+{
+	return w->base + r * w->cap;
+}
+
 /*
  * Append the probe positions of hashes[from..n) to their regions' buckets
  * until a bucket is full; returns the index of the first hash not wholly

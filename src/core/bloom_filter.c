@@ -284,7 +284,7 @@ static inline uint32_t *
 line_end_from(const bloom_bucket_writer *w, size_t r, uint32_t *at)
 {
 	uint32_t   *boundary = (uint32_t *) (((uintptr_t) at + 64) & ~(uintptr_t) 63);
-	uint32_t   *bucket_end = w->base + (r + 1) * w->cap;
+	uint32_t   *bucket_end = bloom_bucket_start(w, r + 1);
 
 	return boundary < bucket_end ? boundary : bucket_end;
 }
@@ -316,7 +316,7 @@ bloom_bucket_writer_start(bloom_bucket_writer *w, uint32_t *base, size_t cap,
 	w->nregions = nregions;
 	for (size_t r = 0; r < nregions; r++)
 	{
-		w->cursor[r] = base + r * cap;
+		w->cursor[r] = bloom_bucket_start(w, r);
 		w->line_end[r] = line_end_from(w, r, w->cursor[r]);
 		w->staged[r] = 0;
 	}
@@ -351,7 +351,7 @@ bloom_bucket_positions(const bloom_prepared *p, unsigned shift,
 				write_line(c, w->line[r], s);
 				w->cursor[r] = c += s;
 				s = 0;
-				if (unlikely_core(c == w->base + (r + 1) * w->cap))
+				if (unlikely_core(c == bloom_bucket_start(w, r + 1)))
 				{
 					w->staged[r] = 0;
 					return i;	/* full: the buckets are set before more */
@@ -405,8 +405,8 @@ bloom_prepared_set_hashes_buffered(const bloom_prepared *p, uint8_t *bit_array,
 		i = bloom_bucket_positions(p, shift, &w, hashes, i, nhashes);
 		bloom_bucket_writer_flush(&w);
 		for (size_t r = 0; r < nregions; r++)
-			bloom_set_positions(bit_array, scratch + r * cap,
-								(size_t) (w.cursor[r] - (scratch + r * cap)));
+			bloom_set_positions(bit_array, bloom_bucket_start(&w, r),
+								(size_t) (w.cursor[r] - bloom_bucket_start(&w, r)));
 		bloom_bucket_writer_start(&w, scratch, cap, nregions);
 	}
 }

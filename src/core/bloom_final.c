@@ -429,7 +429,7 @@ set_regions(bloom_final_job *job, unsigned id)
 		for (unsigned t = 0; t < job->nthreads; t++)
 		{
 			thread_state *from = &job->threads[t];
-			uint32_t   *start = from->buckets + r * job->cap;
+			uint32_t   *start = bloom_bucket_start(from->writer, r);
 
 			bloom_set_positions(job->bit_array, start,
 								(size_t) (from->writer->cursor[r] - start));
