@@ -3,10 +3,10 @@
  *		Rice-coded gaps of a sorted set of distinct 32-bit hashes (layout
  *		in bloom_gaps.h).
  *
- * Both directions move whole 64-bit words: the encoder collects bits in an
- * accumulator and stores it 8 bytes at a time, the decoder tops up a 64-bit
- * buffer a word at a time and finds each unary run's end with one
- * count-trailing-zeros.  Words are stored byte by byte and loaded with a
+ * Both directions move whole 64-bit words, with as few branches as a hash
+ * allows: the encoder puts a hash's bits into an accumulator at once and
+ * stores all of it every time, the decoder tops up a 64-bit buffer a word
+ * at a time and finds each unary run's end with one count-trailing-zeros.  Words are stored byte by byte and loaded with a
  * byte swap on big-endian machines, so the code is the same everywhere.
  */
 #include "bloom_gaps.h"
@@ -46,26 +46,27 @@ typedef bloom_gaps_writer bit_writer;
 static inline void
 store_le64(uint8_t *p, uint64_t v)
 {
-	int			i;
-
-	for (i = 0; i < 8; i++, v >>= 8)
-		p[i] = (uint8_t) v;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(p, &v, sizeof(v));
 }
 
-/* Append the low nbits (<= 32) bits of v. */
+/*
+ * Append the low nbits (<= 56) bits of v.  The writer keeps fewer than 8
+ * bits pending: each call stores the whole accumulator, without a branch,
+ * and moves on by the bytes it completed (the bytes past them are stored
+ * again by the next call, or by finish).
+ */
 static inline void
 put_bits(bit_writer *w, uint64_t v, unsigned nbits)
 {
 	w->acc |= v << w->nacc;
 	w->nacc += nbits;
-	if (w->nacc >= 64)
-	{
-		store_le64(w->out + w->pos, w->acc);
-		w->pos += 8;
-		w->nacc -= 64;
-		/* the bits of v that did not fit */
-		w->acc = w->nacc ? v >> (nbits - w->nacc) : 0;
-	}
+	store_le64(w->out + w->pos, w->acc);
+	w->pos += w->nacc >> 3;
+	w->acc >>= w->nacc & ~7u;
+	w->nacc &= 7;
 }
 
 /* Append q zero bits and a one bit. */
@@ -102,10 +103,18 @@ bloom_gaps_writer_put(bloom_gaps_writer *w, const uint32_t *hashes, uint64_t n)
 	for (uint64_t i = 0; i < n; i++)
 	{
 		uint64_t	gap = (uint64_t) hashes[i] - prev_plus_one;
+		uint64_t	q = gap >> r;
 
-		put_unary(w, gap >> r);
-		if (r > 0)
-			put_bits(w, gap & low_mask, r);
+		if (q + 1 + r <= 56)
+			/* the unary run, its stop bit and the low bits at once */
+			put_bits(w, ((gap & low_mask) << (q + 1)) | ((uint64_t) 1 << q),
+					 (unsigned) (q + 1 + r));
+		else
+		{
+			put_unary(w, q);
+			if (r > 0)
+				put_bits(w, gap & low_mask, r);
+		}
 		prev_plus_one = (uint64_t) hashes[i] + 1;
 	}
 	w->prev_plus_one = prev_plus_one;
@@ -114,12 +123,12 @@ bloom_gaps_writer_put(bloom_gaps_writer *w, const uint32_t *hashes, uint64_t n)
 size_t
 bloom_gaps_writer_finish(bloom_gaps_writer *w)
 {
-	/* the partial word, in as many bytes as it needs */
-	while (w->nacc > 0)
+	/* the partial byte */
+	if (w->nacc > 0)
 	{
 		w->out[w->pos++] = (uint8_t) w->acc;
-		w->acc >>= 8;
-		w->nacc = w->nacc > 8 ? w->nacc - 8 : 0;
+		w->acc = 0;
+		w->nacc = 0;
 	}
 	return w->pos;
 }
@@ -152,6 +161,19 @@ bloom_gaps_encode(const uint32_t *hashes, uint64_t n, unsigned r, uint8_t *out)
 
 /* ---- decoding ---------------------------------------------------------- */
 
+/* 8 bytes of the code as a little-endian word. */
+static inline uint64_t
+load_le64(const uint8_t *p)
+{
+	uint64_t	w;
+
+	memcpy(&w, p, sizeof(w));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return w;
+}
+
 /*
  * Bits not yet used, from bit 0 up, topped up a byte at a time from the
  * code: at most 64, never a bit past the code's end.
@@ -172,13 +194,9 @@ refill(bit_reader *rd)
 	if (rd->pos + 8 <= rd->len && rd->avail <= 56)
 	{
 		/* a whole word, of which the bytes that fit */
-		uint64_t	w;
+		uint64_t	w = load_le64(rd->code + rd->pos);
 		unsigned	take = (64 - rd->avail) / 8;
 
-		memcpy(&w, rd->code + rd->pos, sizeof(w));
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		w = __builtin_bswap64(w);
-#endif
 		if (take < 8)
 			w &= ((uint64_t) 1 << (8 * take)) - 1;
 		rd->buf |= w << rd->avail;
@@ -196,6 +214,13 @@ refill(bit_reader *rd)
 /*
  * Decode the first n hashes; with whole, n is all of them and the code must
  * end exactly after them.
+ *
+ * While a whole word of the code is left to load, the buffer is topped up
+ * without a branch to 56..63 bits (the bits above those are the code's next
+ * ones, and a later top-up ORs the same bits in again), and a hash whose
+ * unary run, stop bit and low bits are all among them is taken at once:
+ * every hash but the ones with unary runs longer than 55 - r bits, and the
+ * last few.  Any other goes the careful way below, which checks each step.
  */
 static inline bloom_status
 decode(const uint8_t *code, size_t len, uint64_t n, unsigned r,
@@ -204,15 +229,45 @@ decode(const uint8_t *code, size_t len, uint64_t n, unsigned r,
 	bit_reader	rd = {code, len, 0, 0, 0};
 	uint64_t	next = 0;		/* the smallest value the next hash may take */
 	uint64_t	low_mask = ((uint64_t) 1 << r) - 1;
-	uint64_t	i;
+	uint64_t	i = 0;
 
 	if (r > 31)
 		return BLOOM_ERR_GAPS_CODE;
-	for (i = 0; i < n; i++)
+	while (i < n)
 	{
 		uint64_t	q = 0,
 					gap;
 		unsigned	zeros;
+
+		if (rd.pos + 8 <= rd.len)
+		{
+			uint64_t	from = i;
+
+			rd.buf |= load_le64(rd.code + rd.pos) << rd.avail;
+			rd.pos += (63 - rd.avail) >> 3;
+			rd.avail |= 56;
+			while (i < n && rd.buf != 0)
+			{
+				unsigned	used;
+
+				zeros = (unsigned) __builtin_ctzll(rd.buf);
+				used = zeros + 1 + r;
+				if (used > rd.avail)
+					break;
+				/* used <= 63: both shifts are defined */
+				gap = ((uint64_t) zeros << r) | ((rd.buf >> (zeros + 1)) & low_mask);
+				rd.buf >>= used;
+				rd.avail -= used;
+				if (next + gap > UINT64_C(0xffffffff))
+					return BLOOM_ERR_GAPS_CODE;
+				out[i++] = (uint32_t) (next + gap);
+				next = next + gap + 1;
+			}
+			/* the careful way, and the end's checks, want no bits above avail */
+			rd.buf &= ((uint64_t) 1 << rd.avail) - 1;
+			if (i > from || i == n)
+				continue;
+		}
 
 		/* the unary part: count 0 bits up to the next 1 */
 		refill(&rd);
@@ -247,7 +302,7 @@ decode(const uint8_t *code, size_t len, uint64_t n, unsigned r,
 		/* next <= 2^32 and gap < 2^63: the sum cannot wrap */
 		if (next + gap > UINT64_C(0xffffffff))
 			return BLOOM_ERR_GAPS_CODE;
-		out[i] = (uint32_t) (next + gap);
+		out[i++] = (uint32_t) (next + gap);
 		next = next + gap + 1;
 	}
 

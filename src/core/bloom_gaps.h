@@ -51,15 +51,16 @@ extern size_t bloom_gaps_encode(const uint32_t *hashes, uint64_t n, unsigned r,
  * byte), with prev_plus_one the hash before its first plus one (0 when it
  * is the first of all).  Put hashes in increasing order, in any number of
  * calls; finish stores the last partial byte, its unused high bits 0, and
- * returns the bytes written from out.  The writer stores 8 bytes at a time:
- * out must hold bloom_gaps_max_bytes for the part's hashes.
+ * returns the bytes written from out.  The writer stores 8 bytes at a time,
+ * up to 7 past the bytes it has completed: out must hold
+ * bloom_gaps_max_bytes for the part's hashes.
  */
 typedef struct bloom_gaps_writer
 {
 	uint8_t    *out;
-	size_t		pos;			/* bytes stored */
+	size_t		pos;			/* bytes completed */
 	uint64_t	acc;			/* pending bits, from bit 0 up */
-	unsigned	nacc;			/* how many, < 64 */
+	unsigned	nacc;			/* how many, < 8 */
 	unsigned	r;
 	uint64_t	prev_plus_one;
 } bloom_gaps_writer;

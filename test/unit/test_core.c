@@ -2527,6 +2527,34 @@ test_gaps(void)
 	}
 	test_end();
 
+	/*
+	 * The decoder takes a hash at once when its whole code is in its 64-bit
+	 * buffer, and else the careful way; the encoder puts a short code at
+	 * once, a long unary run in pieces.  Gaps of every length mixed, so
+	 * that both ways alternate at every bit position, for every parameter.
+	 */
+	test_begin("unary runs short and long mixed: both ways of each direction, every r");
+	for (r = 0; r < 32; r++)
+	{
+		uint64_t	h = 0;
+
+		n = 0;
+		for (int tries = 0; tries < 3000; tries++)
+		{
+			uint64_t	pick = rng_next() % 8,
+						q = pick < 5 ? rng_next() % 4 :
+				pick < 7 ? 20 + rng_next() % 50 : 60 + rng_next() % 400;
+			uint64_t	gap = (q << r) | (rng_next() & (((uint64_t) 1 << r) - 1));
+
+			if (h + gap > UINT32_MAX)
+				continue;		/* large r: only the short runs fit */
+			hashes[n++] = (uint32_t) (h + gap);
+			h += gap + 1;
+		}
+		gaps_round_trip(hashes, n, r, "mixed unary runs");
+	}
+	test_end();
+
 	test_begin("the extremes: 0, 2^32 - 1, dense runs, both ends");
 	hashes[0] = 0;
 	gaps_round_trip(hashes, 1, 0, "{0}");
