@@ -13,12 +13,12 @@
 # `test/leveldb/leveldb_diff filter`; the filters' md5 must be equal, with
 # the final function's bits set on 1, 2 and 8 threads
 # (bloomfilter.max_final_threads; at 20 bits a key the filter is large
-# enough for threads).  The two-phase state of all keys
-# (bloom_agg_partial), sorted and coded by one thread or by the leader's
-# threads, must be the same bytes, and bloom_agg_merge of it libleveldb's
-# filter.  Then
-# as many keys with only 300,000 and only 1,000 distinct ones, against
-# `leveldb_diff filter-cycle`.
+# enough for threads), serially, with 2 workers, and with a lone worker
+# that sorts and codes its state on threads.  The two-phase state of all
+# keys (bloom_agg_partial), sorted and coded by one thread or by threads,
+# must be the same bytes, and bloom_agg_merge of it libleveldb's filter.
+# Then as many keys with only 300,000 and only 1,000 distinct ones,
+# against `leveldb_diff filter-cycle`.
 #
 # Runs against the server the PG* environment points at, in a scratch
 # database it creates and drops; needs test/leveldb/leveldb_diff built
@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
 		shift 2
 		;;
 	-h | --help)
-		sed -n '3,21p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+		sed -n '3,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
@@ -93,18 +93,34 @@ echo "keys: $(wc -l <"$WORK/keys.txt") exported, $(q -c "SELECT count(DISTINCT k
 serial="SET max_parallel_workers_per_gather = 0;"
 parallel="SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
+# A plan for 2 workers run by 1, the leader only gathering: the lone worker
+# is the only process sorting, so it sorts and codes its state of all the
+# keys on threads (a worker takes its share of the threads; on 2 CPUs
+# beside other sorting processes, that share is 1).
+worker="$parallel SET max_parallel_workers = 1; SET parallel_leader_participation = off;"
+settings_for() {
+	case $1 in
+	serial) echo "$serial SET bloomfilter.max_final_threads = $2;" ;;
+	parallel) echo "$parallel SET bloomfilter.max_final_threads = $2;" ;;
+	worker) echo "$worker SET bloomfilter.max_final_threads = $2;" ;;
+	esac
+}
 
 for bpk in 10 20; do
 	want=$("$tool" filter "$bpk" <"$WORK/keys.txt" 2>"$WORK/tool.log" | md5sum | cut -d' ' -f1)
 	sed 's/^/  /' "$WORK/tool.log"
-	for mode in serial parallel; do
+	for mode in serial parallel worker; do
 		for threads in 1 2 8; do
-			settings="$serial SET bloomfilter.max_final_threads = $threads;"
-			[ "$mode" = parallel ] && settings="$parallel SET bloomfilter.max_final_threads = $threads;"
-			plan=$(q -c "$settings" -c "EXPLAIN (COSTS OFF) SELECT bloom_agg(k, $bpk) FROM keys" | tr '\n' ' ')
+			settings=$(settings_for $mode $threads)
+			explain="EXPLAIN (COSTS OFF)"
+			# the lone worker must really be launched, or the leader does its work
+			[ "$mode" = worker ] && explain="EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)"
+			plan=$(q -c "$settings" -c "$explain SELECT bloom_agg(k, $bpk) FROM keys" | tr '\n' ' ')
 			got=$(q -c "$settings" -c "SELECT md5(bloom_agg(k, $bpk)::bytea), octet_length(bloom_agg(k, $bpk)::bytea) FROM keys")
-			if [ "$mode" = parallel ] && [[ $plan != *"Partial Aggregate"* ]]; then
+			if [ "$mode" != serial ] && [[ $plan != *"Partial Aggregate"* ]]; then
 				fail "bits_per_key $bpk, $mode, $threads final threads: the plan has no partial aggregate: $plan"
+			elif [ "$mode" = worker ] && [[ $plan != *"Workers Launched: 1 "* ]]; then
+				fail "bits_per_key $bpk, $mode, $threads final threads: not one worker launched: $plan"
 			elif [ "${got%%|*}" = "$want" ]; then
 				pass "bits_per_key $bpk, $mode, $threads final threads: the ${got#*|}-byte filter is libleveldb's (md5 $want)"
 			else
@@ -119,10 +135,9 @@ done
 # parallel workers' runs; one state's bytes, and libleveldb's filter.
 want=$("$tool" filter 10 <"$WORK/keys.txt" 2>/dev/null | md5sum | cut -d' ' -f1)
 states=''
-for mode in serial parallel; do
+for mode in serial parallel worker; do
 	for threads in 1 8; do
-		settings="$serial SET bloomfilter.max_final_threads = $threads;"
-		[ "$mode" = parallel ] && settings="$parallel SET bloomfilter.max_final_threads = $threads;"
+		settings=$(settings_for $mode $threads)
 		got=$(q -c "$settings" -c "CREATE TEMP TABLE st AS SELECT bloom_agg_partial(k, 10) AS s FROM keys" \
 			-c "SELECT md5(bloom_agg_state_send(s)), (SELECT md5(bloom_agg_merge(s)::bytea) FROM st) FROM st" -c "DROP TABLE st")
 		states="$states ${got%%|*}"
@@ -134,7 +149,7 @@ for mode in serial parallel; do
 	done
 done
 if [ "$(tr ' ' '\n' <<<"$states" | sort -u | grep -c .)" -eq 1 ]; then
-	pass "bloom_agg_partial: one state's bytes on 1 and 8 threads, serially and in parallel"
+	pass "bloom_agg_partial: one state's bytes on 1 and 8 threads, serially, in parallel and from a lone worker"
 else
 	fail "bloom_agg_partial: the states differ:$states"
 fi

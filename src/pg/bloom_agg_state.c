@@ -18,9 +18,12 @@
 #pragma GCC diagnostic ignored "-Wunused-parameter"
 #include "access/parallel.h"
 #include "access/xact.h"
+#include "storage/lock.h"
+#include "storage/proc.h"
 #pragma GCC diagnostic pop
 #include "miscadmin.h"
 #include "libpq/pqformat.h"
+#include "optimizer/optimizer.h"
 #include "utils/memutils.h"
 
 #include "bloom_agg_state.h"
@@ -556,13 +559,44 @@ check_flat_size(uint64 size, uint64 ndistinct)
 #define FLATTEN_MIN_HASHES_PER_THREAD ((uint64) 1 << 18)
 
 /*
+ * The processes of this backend's parallel query that sort a state of
+ * their own when their scans end: the workers of its lock group (the
+ * leader's PGPROC lists the members it has running), and the leader when
+ * it runs the plan too.  1 outside a parallel query.
+ */
+static unsigned
+parallel_sorting_processes(void)
+{
+	PGPROC	   *leader = MyProc->lockGroupLeader;
+	LWLock	   *lock;
+	dlist_iter	iter;
+	unsigned	members = 0;
+	unsigned	n;
+
+	if (leader == NULL)
+		return 1;
+	lock = LockHashPartitionLockByProc(leader);
+	LWLockAcquire(lock, LW_SHARED);
+	dlist_foreach(iter, &leader->lockGroupMembers)
+		members++;
+	LWLockRelease(lock);
+	/* the members are the leader and its workers */
+	n = (members > 0 ? members - 1 : 0) + (parallel_leader_participation ? 1 : 0);
+	return n > 0 ? n : 1;
+}
+
+/*
  * Threads to sort and code a state on: as many as
- * bloomfilter.max_final_threads allows for a large state, but 1 (this one)
- * for fewer than BLOOM_FLATTEN_THREADED_MIN hashes, and while parallel
- * workers may still be running: in a worker, and in a parallel leader
- * sending its own share of the rows (a state of its own making, with no
- * coded run from another process).  A leader's bloom_agg_partial, holding
- * every worker's coded runs, comes after the workers are done.
+ * bloomfilter.max_final_threads and the CPUs allow for a large state, but 1
+ * (this one) for fewer than BLOOM_FLATTEN_THREADED_MIN hashes.  While
+ * parallel workers may still be running (in a worker, and in a parallel
+ * leader sending its own share of the rows, a state of its own making with
+ * no coded run from another process), the processes that sort do so at
+ * about the same time, when their scans end, so each takes an equal share
+ * of those threads: all of them on 16 CPUs would be 5 a process with 2
+ * workers, 1 from 8 workers on, and 1 on 2 CPUs with any workers.  A
+ * leader's bloom_agg_partial, holding every worker's coded runs, comes
+ * after the workers are done and takes them all.
  */
 static unsigned
 flatten_threads(const BloomAggState *state)
@@ -574,8 +608,11 @@ flatten_threads(const BloomAggState *state)
 
 	for (const BloomAggRun *run = state->runs; run != NULL; run = run->next)
 		absorbed |= run->coded;
-	if (nhashes < BLOOM_FLATTEN_THREADED_MIN || IsParallelWorker() ||
-		(IsInParallelMode() && !absorbed))
+	if (nhashes < BLOOM_FLATTEN_THREADED_MIN)
+		return 1;
+	if (IsParallelWorker() || (IsInParallelMode() && !absorbed))
+		max /= parallel_sorting_processes();
+	if (max <= 1)
 		return 1;
 	return by_hashes < max ? (unsigned) by_hashes : max;
 }

@@ -35,7 +35,7 @@ _PG_init(void)
 	 * in doc/performance.md).
 	 */
 	DefineCustomIntVariable("bloomfilter.max_final_threads",
-							"Sets the most threads bloom_agg's final function sets filter bits on, and a parallel leader sorts a large state on.",
+							"Sets the most threads bloom_agg's final function sets filter bits on, and a large state is sorted on (parallel processes share them).",
 							"1 works on the backend's own thread. Small filters and states always use one. The default is the CPUs the server may run on.",
 							&bloom_max_final_threads,
 							(int) bloom_available_cpus(), 1, BLOOM_MAX_FINAL_THREADS,
