@@ -8,54 +8,106 @@
 #include <string.h>
 
 /*
- * LSD radix sort, 8 bits a pass, the four passes' counts taken in one read,
- * ping-ponging between the array and scratch; then one pass drops repeats.
- * Linear in n.  256 buckets a pass keep every bucket's write position in a
- * few cache lines, which pays for the fourth pass: three passes of 2,048
- * buckets scatter their writes over more lines than the first-level cache
- * holds (make gaps-bench times the sorts).
+ * LSD radix sort, the passes' counts taken in one read, ping-ponging
+ * between the array and scratch; then one pass drops repeats.  Linear in n.
+ *
+ * A whole array (bloom_sort_unique_hashes), larger than the caches, is
+ * sorted on 8-bit digits: 256 buckets a pass keep every bucket's write
+ * position in a few cache lines, which pays for the fourth pass: three
+ * passes of 2,048 buckets scatter their writes over more lines than the
+ * first-level cache holds.  A bucket of bloom_sort_unique_parts is sorted
+ * while it and tmp are in a second-level cache, where writes scattered over
+ * more lines cost less than a pass more: digits of up to DIGIT_BITS_MAX
+ * bits take the 23 or 24 bits left below the top bits of a few million
+ * hashes in two passes instead of three (make gaps-bench times both sorts;
+ * its "by parts" column is the buckets').
  */
 #define RADIX_BITS		8
 #define RADIX_BUCKETS	(1u << RADIX_BITS)
-#define RADIX_PASSES	(32 / RADIX_BITS)
+#define DIGIT_BITS_MAX	12
+#define PASSES_MAX		(32 / RADIX_BITS)
 
-/* LSD sort of a on its low bits (the rest are equal), through tmp. */
+/* One pass: each hash of from to its digit's next place in to. */
 static inline void
-sort_low_bits(uint32_t *a, size_t n, unsigned bits, uint32_t *tmp)
+scatter_by_digit(const uint32_t *restrict from, uint32_t *restrict to,
+				 size_t *restrict next, size_t n, unsigned shift, size_t mask)
 {
-	size_t		counts[RADIX_PASSES][RADIX_BUCKETS];
-	unsigned	npasses = (bits + RADIX_BITS - 1) / RADIX_BITS;
+	for (size_t i = 0; i < n; i++)
+		to[next[(from[i] >> shift) & mask]++] = from[i];
+}
+
+/*
+ * LSD sort of a on its low npasses * digit bits (the rest are equal),
+ * through tmp.  Inlined for each count of passes, so that the counting
+ * loop is unrolled.
+ */
+static inline void
+sort_passes(uint32_t *a, size_t n, unsigned digit, unsigned npasses,
+			uint32_t *tmp)
+{
+	size_t		counts[PASSES_MAX][(size_t) 1 << DIGIT_BITS_MAX];
+	size_t		ndigits = (size_t) 1 << digit;
+	size_t		mask = ndigits - 1;
 	uint32_t   *from = a,
 			   *to = tmp;
 	size_t		i;
 	unsigned	pass;
 
-	memset(counts, 0, npasses * sizeof(counts[0]));
+	for (pass = 0; pass < npasses; pass++)
+		memset(counts[pass], 0, ndigits * sizeof(size_t));
 	for (i = 0; i < n; i++)
 		for (pass = 0; pass < npasses; pass++)
-			counts[pass][(a[i] >> (pass * RADIX_BITS)) & (RADIX_BUCKETS - 1)]++;
+			counts[pass][(a[i] >> (pass * digit)) & mask]++;
 	for (pass = 0; pass < npasses; pass++)
 	{
-		unsigned	shift = pass * RADIX_BITS;
 		size_t	   *c = counts[pass];
 		size_t		sum = 0;
 		uint32_t   *t;
 
-		for (i = 0; i < RADIX_BUCKETS; i++)
+		for (i = 0; i < ndigits; i++)
 		{
 			size_t		x = c[i];
 
 			c[i] = sum;
 			sum += x;
 		}
-		for (i = 0; i < n; i++)
-			to[c[(from[i] >> shift) & (RADIX_BUCKETS - 1)]++] = from[i];
+		scatter_by_digit(from, to, c, n, pass * digit, mask);
 		t = from;
 		from = to;
 		to = t;
 	}
 	if (from != a)
 		memcpy(a, from, n * sizeof(uint32_t));
+}
+
+/*
+ * LSD sort of a on its low bits (<= 32; the rest are equal), through tmp,
+ * in as few passes of equal digits of at most digit_max bits as cover them.
+ */
+static void
+sort_low_bits(uint32_t *a, size_t n, unsigned bits, unsigned digit_max,
+			  uint32_t *tmp)
+{
+	unsigned	npasses = (bits + digit_max - 1) / digit_max;
+	unsigned	digit = npasses > 0 ? (bits + npasses - 1) / npasses : 0;
+
+	switch (npasses)
+	{
+		case 0:
+			break;
+		case 1:
+			sort_passes(a, n, digit, 1, tmp);
+			break;
+		case 2:
+			sort_passes(a, n, digit, 2, tmp);
+			break;
+		case 3:
+			sort_passes(a, n, digit, 3, tmp);
+			break;
+		default:
+			sort_passes(a, n, digit, 4, tmp);
+			break;
+	}
 }
 
 size_t
@@ -66,7 +118,7 @@ bloom_sort_unique_hashes(uint32_t *hashes, size_t n, uint32_t *scratch)
 
 	if (n < 2)
 		return n;
-	sort_low_bits(hashes, n, 32, scratch);
+	sort_low_bits(hashes, n, 32, RADIX_BITS, scratch);
 	m = 1;
 	for (i = 1; i < n; i++)
 		if (hashes[i] != hashes[m - 1])
@@ -179,7 +231,9 @@ bloom_sort_bucket_unique(uint32_t *a, size_t n, unsigned bits, uint32_t *tmp,
 				m = 0;
 
 	if (n <= tmp_len)
-		sort_low_bits(a, n, bits, tmp);
+		/* wide digits once there are more hashes than one pass's counters */
+		sort_low_bits(a, n, bits,
+					  n >= ((size_t) 1 << DIGIT_BITS_MAX) ? DIGIT_BITS_MAX : RADIX_BITS, tmp);
 	else
 		american_flag_sort(a, n, (int) bits - RADIX_BITS);
 	for (i = 0; i < n; i++)
