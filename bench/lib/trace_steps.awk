@@ -45,8 +45,10 @@ function flush_section(   p, n, t0, a, i, leader, absorbs, absorb_sum, first_abs
 	stat_row("workers: buffer flushes (count)", a, n)
 	n = 0; for (p in flush_ms) if (role[p] == "worker") a[++n] = flush_ms[p]
 	stat_row("workers: time in flushes (sorting, sampling)", a, n)
+	n = 0; for (p in flat_threads) if (role[p] == "worker") a[++n] = flat_threads[p]
+	stat_row("workers: threads sorting and coding, where more than one (count)", a, n)
 	n = 0; for (p in flat_sorted) if (role[p] == "worker") a[++n] = flat_sorted[p] - flat_start[p]
-	stat_row("workers: state sorted (duration)", a, n)
+	stat_row("workers: state sorted (duration; on threads, coded too)", a, n)
 	n = 0; for (p in flat_coded) if (role[p] == "worker") a[++n] = flat_coded[p] - flat_sorted[p]
 	stat_row("workers: state coded (duration)", a, n)
 	n = 0; for (p in flat_coded) if (role[p] == "worker") a[++n] = flat_coded[p] - t0
@@ -86,7 +88,7 @@ function flush_section(   p, n, t0, a, i, leader, absorbs, absorb_sum, first_abs
 
 function reset() {
 	split("", first); split("", role); split("", flat_start); split("", flat_sorted)
-	split("", flat_coded); split("", flushes); split("", flush_ms); split("", flush_at)
+	split("", flat_coded); split("", flat_threads); split("", flushes); split("", flush_ms); split("", flush_at)
 	split("", absorb_at); split("", absorb_took)
 	nabsorb = 0; open_absorb = ""
 	final_start = set_start = zeroed = decoded = ended = final_end = threads_line = ""
@@ -119,8 +121,11 @@ BEGIN { reset() }
 		flush_ms[p] += t - flush_at[p]
 	} else if (w1 == "flat" && w2 == "start")
 		flat_start[p] = t
-	else if (w1 == "flat" && w2 == "sorted")
+	else if (w1 == "flat" && w2 == "sorted") {
 		flat_sorted[p] = t
+		if ($(i + 6) ~ /^threads=/)
+			flat_threads[p] = substr($(i + 6), 9) + 0
+	}
 	else if (w1 == "flat" && w2 == "coded")
 		flat_coded[p] = t
 	else if (w1 == "absorb" && w2 == "start")
