@@ -6,8 +6,9 @@
  * Both directions move whole 64-bit words, with as few branches as a hash
  * allows: the encoder puts a hash's bits into an accumulator at once and
  * stores all of it every time, the decoder tops up a 64-bit buffer a word
- * at a time and finds each unary run's end with one count-trailing-zeros.  Words are stored byte by byte and loaded with a
- * byte swap on big-endian machines, so the code is the same everywhere.
+ * at a time and finds each unary run's end with one count-trailing-zeros.
+ * Words are stored and loaded little-endian (byte-swapped on big-endian
+ * machines), so the code is the same everywhere.
  */
 #include "bloom_gaps.h"
 
