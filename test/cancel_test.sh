@@ -12,7 +12,11 @@
 # The same for a large state sorted and coded on threads when it is handed
 # on (src/core/bloom_flatten.c): the stored state, absorbed twice into a new
 # one and sent, is sorted on 4 threads while the backend waits; a
-# statement_timeout stops it promptly and the session goes on.
+# statement_timeout stops it promptly and the session goes on.  Likewise
+# in a parallel worker sorting on its share of the threads, which the
+# leader's error then terminates.  A backend terminated (a FATAL error, which
+# does not unwind) while its threads run must still join them before it
+# exits: the server must not restart.
 #
 # Also the threads' default: bloomfilter.max_final_threads is the CPUs the
 # backend may run on when the library loads (at most 64), for its own
@@ -37,6 +41,18 @@ trap finish EXIT
 
 now_ms() { date +%s%3N; }
 q() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+# The checkpointer's pid: a server process that crashes makes the
+# postmaster restart every other, this one included.  Empty while the
+# server recovers; then this waits (up to 60 s) until it accepts
+# connections again, so that the tests after a failed one still run.
+checkpointer() {
+	q -At -c "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'" 2>/dev/null && return
+	for _ in $(seq 60); do
+		sleep 1
+		q -At -c "SELECT 1" >/dev/null 2>&1 && break
+	done
+	return 0
+}
 
 psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE DATABASE $db"
 q <<SQL
@@ -104,6 +120,35 @@ for threads in 1 4; do
 	else
 		fail "pg_cancel_backend stopped the final only ${elapsed} ms after the cancel"
 	fi
+
+	# pg_terminate_backend: the backend exits by a FATAL error, which does
+	# not unwind; the threads must still be stopped and joined first, or
+	# they outlive what they read and crash the server.
+	[ "$threads" -gt 1 ] || continue
+	before=$(checkpointer)
+	out_file=$(mktemp)
+	PGAPPNAME=$app q -c "$final_sql" >"$out_file" 2>&1 &
+	runner=$!
+	sleep 1
+	t0=$(now_ms)
+	terminated=$(q -At -c "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))
+	                       FROM pg_stat_activity WHERE application_name = '$app'")
+	wait "$runner" || true
+	elapsed=$(($(now_ms) - t0))
+	out=$(cat "$out_file")
+	rm -f "$out_file"
+	after=$(checkpointer)
+	if [ "$terminated" != "1" ]; then
+		fail "pg_terminate_backend: found $terminated sessions to terminate"
+	elif ! grep -q "terminating connection due to administrator command" <<<"$out"; then
+		fail "pg_terminate_backend: expected the session to be terminated, got: $out"
+	elif [ -z "$before" ] || [ "$before" != "$after" ]; then
+		fail "pg_terminate_backend during the final on $threads threads: the server restarted (checkpointer $before, then ${after:-none})"
+	elif [ "$elapsed" -le "$ALLOWED_MS" ]; then
+		pass "pg_terminate_backend ended the final on $threads threads ${elapsed} ms after, the server still up"
+	else
+		fail "pg_terminate_backend ended the final only ${elapsed} ms after"
+	fi
 done
 
 # The flatten: the stored state twice over, in one expanded state (its two
@@ -134,6 +179,52 @@ if [ "$(q -At -c "SELECT substring(bloom_agg_state_send(bloom_states(s)) FROM 17
 	pass "after the cancel, the stored state twice over sorts into the stored state's distinct hashes and code"
 else
 	fail "after the cancel, the stored state twice over does not sort into the stored state's code"
+fi
+
+# The same flatten in a parallel worker, on its share of the threads: a
+# plan for 2 workers run by 1, the leader not scanning, so that the lone
+# worker takes both rows of the stored state, absorbs them and sorts and
+# codes every hash on threads when it sends its state.  A statement_timeout
+# within the worker's flatten (its first part: the leader then sorts the
+# state again) stops the query promptly, and no server process crashes.
+worker_sql="SET max_parallel_workers_per_gather = 2; SET max_parallel_workers = 1;
+SET parallel_leader_participation = off; SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
+SET bloomfilter.max_final_threads = 4;"
+worker_query="SELECT length(bloom_agg_state_send(bloom_states_parallel(s))) > 0 FROM st2"
+q <<SQL
+CREATE AGGREGATE bloom_states_parallel(bloom_agg_state) (
+  SFUNC = bloom_agg_combinefn, STYPE = bloom_agg_state,
+  COMBINEFUNC = bloom_agg_combinefn, PARALLEL = SAFE);
+CREATE TABLE st2 WITH (parallel_workers = 2) AS SELECT s FROM st UNION ALL SELECT s FROM st;
+SQL
+plan=$(q -At -c "$worker_sql" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $worker_query" | tr '\n' ' ')
+t0=$(now_ms)
+q -c "$worker_sql" -c "$worker_query" >/dev/null
+full_ms=$(($(now_ms) - t0))
+timeout_ms=$((full_ms / 4))
+if [[ $plan != *"Partial Aggregate"* || $plan != *"Workers Launched: 1 "* ]]; then
+	fail "worker flatten: the plan has no partial aggregate in one launched worker: $plan"
+elif [ "$full_ms" -ge 1200 ]; then
+	pass "uncancelled query with a worker's flatten on threads takes ${full_ms} ms (needs >= 1200 ms)"
+else
+	fail "uncancelled query with a worker's flatten takes only ${full_ms} ms (< 1200 ms): raise BLOOM_CANCEL_KEYS"
+fi
+# The leader's error terminates the worker: a FATAL error there, which
+# must stop and join the worker's threads before it exits.
+before=$(checkpointer)
+t0=$(now_ms)
+out=$(q -c "$worker_sql" -c "SET statement_timeout = ${timeout_ms}" -c "$worker_query" 2>&1 || true)
+elapsed=$(($(now_ms) - t0))
+after=$(checkpointer)
+if ! grep -q "canceling statement due to statement timeout" <<<"$out"; then
+	fail "worker flatten: expected a timeout error, got: $out"
+elif [ -z "$before" ] || [ "$before" != "$after" ]; then
+	fail "worker flatten: the server restarted after the timeout (checkpointer $before, then ${after:-none})"
+elif [ "$elapsed" -le $((timeout_ms + ALLOWED_MS)) ]; then
+	pass "statement_timeout of ${timeout_ms} ms stopped a parallel worker's flatten after ${elapsed} ms, the server still up"
+else
+	fail "statement_timeout of ${timeout_ms} ms stopped a parallel worker's flatten only after ${elapsed} ms"
 fi
 
 # default_threads PIN: in one session, the CPUs its backend may run on (at

@@ -24,6 +24,7 @@
 #include "miscadmin.h"
 #include "libpq/pqformat.h"
 #include "optimizer/optimizer.h"
+#include "storage/ipc.h"
 #include "utils/memutils.h"
 
 #include "bloom_agg_state.h"
@@ -618,9 +619,25 @@ flatten_threads(const BloomAggState *state)
 }
 
 /*
+ * On an error, or the backend's exit (a FATAL error, such as a terminated
+ * parallel worker's, exits without unwinding), while the flatten's threads
+ * run: stop and join them, so that none outlives what it reads.
+ */
+static void
+stop_flatten_threads(int code, Datum arg)
+{
+	bloom_flatten_job *job = (bloom_flatten_job *) DatumGetPointer(arg);
+	size_t		code_len;
+
+	(void) code;
+	bloom_flatten_cancel(job);
+	(void) bloom_flatten_finish(job, &code_len);
+}
+
+/*
  * Wait for a started flatten job's sort, allocate the flat form in cxt for
  * its distinct count and have it coded there, checking for interrupts
- * throughout; on any error the job is cancelled and finished.  Returns the
+ * throughout; on any error or exit the job is cancelled and finished.  Returns the
  * flat form, or NULL when the sort failed (bloom_flatten_finish says why),
  * with *code_len the code's length.
  */
@@ -631,7 +648,7 @@ code_on_threads(bloom_flatten_job *job, BloomAggState *state, size_t *code_len,
 	uint8	   *volatile flat = NULL;	/* set in PG_TRY, read after it */
 	uint64		ndistinct = 0;
 
-	PG_TRY();
+	PG_ENSURE_ERROR_CLEANUP(stop_flatten_threads, PointerGetDatum(job));
 	{
 		while (!bloom_flatten_wait(job, FLATTEN_WAIT_MS))
 			CHECK_FOR_INTERRUPTS();
@@ -648,13 +665,7 @@ code_on_threads(bloom_flatten_job *job, BloomAggState *state, size_t *code_len,
 				CHECK_FOR_INTERRUPTS();
 		}
 	}
-	PG_CATCH();
-	{
-		bloom_flatten_cancel(job);
-		(void) bloom_flatten_finish(job, code_len);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
+	PG_END_ENSURE_ERROR_CLEANUP(stop_flatten_threads, PointerGetDatum(job));
 	*status = bloom_flatten_finish(job, code_len);
 	return flat;
 }

@@ -7,13 +7,17 @@
  * allocate nothing through palloc and have every signal blocked.  This
  * backend's own thread only waits for them, a short while at a time, and
  * checks for interrupts in between; a cancel, a statement_timeout or any
- * error then stops the threads and joins them before the error goes on.
+ * error then stops the threads and joins them before the error goes on,
+ * and so does the backend's exit (a FATAL error, such as the one that ends
+ * a parallel worker its leader terminates, exits without unwinding: the
+ * threads must not outlive what they read).
  */
 #include "postgres.h"
 
 #include "bloom_compat.h"
 
 #include "miscadmin.h"
+#include "storage/ipc.h"
 #include "utils/memutils.h"
 
 #include "bloom_final.h"
@@ -70,6 +74,17 @@ build_serially(uint8 *filter, const bloom_geometry *geometry,
 		MemoryContextDelete(scratch_context);
 }
 
+/* On an error or the backend's exit while the threads run: stop and join them. */
+static void
+stop_final_threads(int code, Datum arg)
+{
+	bloom_final_job *job = (bloom_final_job *) DatumGetPointer(arg);
+
+	(void) code;
+	bloom_final_cancel(job);
+	(void) bloom_final_finish(job);
+}
+
 void
 bloom_build_filter_from_runs(uint8 *filter, const bloom_geometry *geometry,
 							 const bloom_hash_run *runs, int nruns,
@@ -90,18 +105,12 @@ bloom_build_filter_from_runs(uint8 *filter, const bloom_geometry *geometry,
 		return;
 	}
 
-	PG_TRY();
+	PG_ENSURE_ERROR_CLEANUP(stop_final_threads, PointerGetDatum(job));
 	{
 		while (!bloom_final_wait(job, WAIT_MS))
 			CHECK_FOR_INTERRUPTS();
 	}
-	PG_CATCH();
-	{
-		bloom_final_cancel(job);
-		(void) bloom_final_finish(job);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
+	PG_END_ENSURE_ERROR_CLEANUP(stop_final_threads, PointerGetDatum(job));
 #ifdef BLOOM_TRACE
 	{
 		char		summary[256];
