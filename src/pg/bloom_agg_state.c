@@ -595,9 +595,10 @@ parallel_sorting_processes(void)
  * no coded run from another process), the processes that sort do so at
  * about the same time, when their scans end, so each takes an equal share
  * of those threads: all of them on 16 CPUs would be 5 a process with 2
- * workers, 1 from 8 workers on, and 1 on 2 CPUs with any workers.  A
- * leader's bloom_agg_partial, holding every worker's coded runs, comes
- * after the workers are done and takes them all.
+ * workers, 1 from 8 workers on, and on 2 CPUs 1 with any workers beside a
+ * leader that scans too (the default).  A leader's bloom_agg_partial,
+ * holding every worker's coded runs, comes after the workers are done and
+ * takes them all.
  */
 static unsigned
 flatten_threads(const BloomAggState *state)
@@ -637,9 +638,9 @@ stop_flatten_threads(int code, Datum arg)
 /*
  * Wait for a started flatten job's sort, allocate the flat form in cxt for
  * its distinct count and have it coded there, checking for interrupts
- * throughout; on any error or exit the job is cancelled and finished.  Returns the
- * flat form, or NULL when the sort failed (bloom_flatten_finish says why),
- * with *code_len the code's length.
+ * throughout; on any error or exit the job is cancelled and finished.
+ * Returns the flat form, or NULL when the sort failed (bloom_flatten_finish
+ * says why), with *code_len the code's length.
  */
 static uint8 *
 code_on_threads(bloom_flatten_job *job, BloomAggState *state, size_t *code_len,
