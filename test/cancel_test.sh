@@ -41,6 +41,27 @@ trap finish EXIT
 
 now_ms() { date +%s%3N; }
 q() { psql -X -q -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+# signal_during_final FUNCTION: run $final_sql in a session of its own, call
+# FUNCTION (pg_cancel_backend or pg_terminate_backend) on it from another a
+# second later, and wait for it to end.  Sets signalled (the sessions
+# FUNCTION was true for), waited (ms from the start to the call), elapsed
+# (ms from the call to the end) and out (the session's output).
+signal_during_final() {
+	local app="bloom_cancel_test_$$" out_file t_start t0 runner
+	out_file=$(mktemp)
+	t_start=$(now_ms)
+	PGAPPNAME=$app q -c "$final_sql" >"$out_file" 2>&1 &
+	runner=$!
+	sleep 1
+	t0=$(now_ms)
+	signalled=$(q -At -c "SELECT count(*) FILTER (WHERE $1(pid))
+	                       FROM pg_stat_activity WHERE application_name = '$app'")
+	wait "$runner" || true
+	elapsed=$(($(now_ms) - t0))
+	waited=$((t0 - t_start))
+	out=$(cat "$out_file")
+	rm -f "$out_file"
+}
 # The checkpointer's pid: a server process that crashes makes the
 # postmaster restart every other, this one included.  Empty while the
 # server recovers; then this waits (up to 60 s) until it accepts
@@ -98,21 +119,9 @@ for threads in 1 4; do
 	fi
 
 	# pg_cancel_backend from another session, while the final runs.
-	app="bloom_cancel_test_$$"
-	out_file=$(mktemp)
-	t_start=$(now_ms)
-	PGAPPNAME=$app q -c "$final_sql" >"$out_file" 2>&1 &
-	runner=$!
-	sleep 1
-	t0=$(now_ms)
-	cancelled=$(q -At -c "SELECT count(*) FILTER (WHERE pg_cancel_backend(pid))
-	                       FROM pg_stat_activity WHERE application_name = '$app'")
-	wait "$runner" || true
-	elapsed=$(($(now_ms) - t0))
-	out=$(cat "$out_file")
-	rm -f "$out_file"
-	if [ "$cancelled" != "1" ]; then
-		fail "pg_cancel_backend: found $cancelled sessions to cancel (after $((t0 - t_start)) ms)"
+	signal_during_final pg_cancel_backend
+	if [ "$signalled" != "1" ]; then
+		fail "pg_cancel_backend: found $signalled sessions to cancel (after $waited ms)"
 	elif ! grep -q "canceling statement due to user request" <<<"$out"; then
 		fail "pg_cancel_backend: expected a cancel error, got: $out"
 	elif [ "$elapsed" -le "$ALLOWED_MS" ]; then
@@ -126,20 +135,10 @@ for threads in 1 4; do
 	# they outlive what they read and crash the server.
 	[ "$threads" -gt 1 ] || continue
 	before=$(checkpointer)
-	out_file=$(mktemp)
-	PGAPPNAME=$app q -c "$final_sql" >"$out_file" 2>&1 &
-	runner=$!
-	sleep 1
-	t0=$(now_ms)
-	terminated=$(q -At -c "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid))
-	                       FROM pg_stat_activity WHERE application_name = '$app'")
-	wait "$runner" || true
-	elapsed=$(($(now_ms) - t0))
-	out=$(cat "$out_file")
-	rm -f "$out_file"
+	signal_during_final pg_terminate_backend
 	after=$(checkpointer)
-	if [ "$terminated" != "1" ]; then
-		fail "pg_terminate_backend: found $terminated sessions to terminate"
+	if [ "$signalled" != "1" ]; then
+		fail "pg_terminate_backend: found $signalled sessions to terminate (after $waited ms)"
 	elif ! grep -q "terminating connection due to administrator command" <<<"$out"; then
 		fail "pg_terminate_backend: expected the session to be terminated, got: $out"
 	elif [ -z "$before" ] || [ "$before" != "$after" ]; then

@@ -98,12 +98,15 @@ SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
 # keys on threads (a worker takes its share of the threads; on 2 CPUs
 # beside other sorting processes, that share is 1).
 worker="$parallel SET max_parallel_workers = 1; SET parallel_leader_participation = off;"
+# settings_for MODE THREADS: mode serial, parallel or worker, on THREADS
 settings_for() {
+	local mode
 	case $1 in
-	serial) echo "$serial SET bloomfilter.max_final_threads = $2;" ;;
-	parallel) echo "$parallel SET bloomfilter.max_final_threads = $2;" ;;
-	worker) echo "$worker SET bloomfilter.max_final_threads = $2;" ;;
+	serial) mode=$serial ;;
+	parallel) mode=$parallel ;;
+	worker) mode=$worker ;;
 	esac
+	echo "$mode SET bloomfilter.max_final_threads = $2;"
 }
 
 for bpk in 10 20; do
