@@ -300,6 +300,13 @@ extern void bloom_set_positions(uint8_t *bit_array, const uint32_t *pos,
 								size_t n);
 
 /*
+ * Reads region r (2^shift bits, see below) of a bit array of array_bytes
+ * once, a cache line at a time, before the positions of its bucket are set.
+ */
+extern void bloom_fetch_region(const uint8_t *bit_array, size_t array_bytes,
+							   unsigned shift, size_t r);
+
+/*
  * Buckets of probe positions by region of a bit array, the way a large
  * array is set with few cache misses (bloom_filter.c): the regions are
  * 2^shift bits of the positions' range [0, mod_d), at least

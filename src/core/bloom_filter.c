@@ -261,6 +261,28 @@ bloom_set_positions(uint8_t *bit_array, const uint32_t *pos, size_t n)
 		bit_array[pos[j] >> 3] |= bit_mask[pos[j] & 7];
 }
 
+/*
+ * A region's lines are mostly not in cache when its bucket is set (the
+ * whole array passes through the caches once a round), and the stores of
+ * random positions each wait for their line, a few at a time however far
+ * ahead they are prefetched.  Read in order first, the lines come in as a
+ * stream the hardware prefetchers follow, at the memory's full speed, and
+ * the stores then find them in the second-level cache.
+ */
+void
+bloom_fetch_region(const uint8_t *bit_array, size_t array_bytes,
+				   unsigned shift, size_t r)
+{
+	const volatile uint8_t *bytes = bit_array;
+	size_t		from = r << (shift - 3);
+	size_t		to = from + ((size_t) 1 << (shift - 3));
+
+	if (to > array_bytes)
+		to = array_bytes;
+	for (size_t at = from; at < to; at += 64)
+		(void) bytes[at];
+}
+
 unsigned
 bloom_region_shift(uint64_t mod_d, size_t max_regions)
 {

@@ -23,10 +23,15 @@
  * rounds of two steps:
  *	1. each takes hashes (in claims of slices from evenly spaced stretches
  *	   of all the runs, from a cursor that all share) and appends their
- *	   positions to its buckets, until one of them is full;
- *	2. region r is set by thread r % T alone, from every thread's bucket r.
+ *	   positions to its buckets, until one of them is full, or another
+ *	   thread's is;
+ *	2. each takes regions (from a counter that all share) and sets a
+ *	   region from every thread's bucket for it.
  * Each byte is therefore written by one thread in a step, and the steps are
- * separated by barriers: no locks, no atomics per bit.  A hash whose
+ * separated by barriers: no locks, no atomics per bit.  The threads of a
+ * machine are not all as fast (two may share a core), so no thread has a
+ * fixed share of a round: the first full bucket ends the step for all, and
+ * a thread done with its regions takes the next.  A hash whose
  * positions did not all fit is simply taken again in the next round:
  * setting a bit twice changes nothing.  So the bits, and the bytes, are
  * those of one thread, for any number of threads.  OR-ing copies gives
@@ -99,6 +104,14 @@
  */
 #define COPY_MAX_BYTES		((uint64_t) 8 << 20)
 #define COPIES_MAX_BYTES	((uint64_t) 64 << 20)
+/*
+ * Regions of at most 2^FETCH_MAX_SHIFT bits (512 kB) are read ahead before
+ * their positions are set (bloom_fetch_region): such a region and the
+ * buckets' stream fit a second-level cache of 1 MB.  Regions of 2 MB (a
+ * filter past 512 MB) set slower read ahead than not, on one thread, on
+ * both machines measured (doc/performance.md).
+ */
+#define FETCH_MAX_SHIFT		22
 /* Bytes of the bit array OR-ed between checks for a cancel. */
 #define OR_BLOCK			((size_t) 1 << 20)
 
@@ -170,6 +183,8 @@ struct bloom_final_job
 	 * a cancel between two blocks of work without taking the lock.
 	 */
 	bool		cancelled;
+	bool		bucket_full;	/* step 1: some thread's bucket is full */
+	size_t		next_region;	/* step 2: the next region to set */
 	bool		stop;			/* the barrier's decision: leave the loop */
 	bool		completed;
 	unsigned	running;
@@ -259,6 +274,9 @@ barrier(bloom_final_job *job, bool last_round_check)
 			job->completed = true;
 		job->arrived = 0;
 		job->generation++;
+		/* for the next step, whichever it is */
+		__atomic_store_n(&job->bucket_full, false, __ATOMIC_RELAXED);
+		__atomic_store_n(&job->next_region, 0, __ATOMIC_RELAXED);
 		pthread_cond_broadcast(&job->barrier_cond);
 	}
 	else
@@ -411,21 +429,35 @@ fill_buckets(bloom_final_job *job, thread_state *ts)
 				if (ts->next < end)
 				{
 					/* a bucket is full: this hash again next round */
+					__atomic_store_n(&job->bucket_full, true, __ATOMIC_RELAXED);
 					bloom_bucket_writer_flush(ts->writer);
 					return;
 				}
 			}
 			if (++ts->stripe < STRIPES)
 				slice_bounds(job, ts->claim, ts->stripe, &ts->next, &to);
+			if (__atomic_load_n(&job->bucket_full, __ATOMIC_RELAXED))
+			{
+				/* another thread's bucket is: the rest of the claim next round */
+				bloom_bucket_writer_flush(ts->writer);
+				return;
+			}
 		}
 	}
 }
 
-/* Step 2: set this thread's regions from every thread's buckets. */
+/* Step 2: set regions, while some are left, from every thread's buckets. */
 static void
-set_regions(bloom_final_job *job, unsigned id)
+set_regions(bloom_final_job *job)
 {
-	for (size_t r = id; r < job->nregions && !is_cancelled(job); r += job->nthreads)
+	for (;;)
+	{
+		size_t		r = __atomic_fetch_add(&job->next_region, 1, __ATOMIC_RELAXED);
+
+		if (r >= job->nregions || is_cancelled(job))
+			return;
+		if (job->shift <= FETCH_MAX_SHIFT)
+			bloom_fetch_region(job->bit_array, job->bit_array_bytes, job->shift, r);
 		for (unsigned t = 0; t < job->nthreads; t++)
 		{
 			thread_state *from = &job->threads[t];
@@ -434,6 +466,7 @@ set_regions(bloom_final_job *job, unsigned id)
 			bloom_set_positions(job->bit_array, start,
 								(size_t) (from->writer->cursor[r] - start));
 		}
+	}
 }
 
 /* Copies, step 1: every hash this thread takes, into its own copy. */
@@ -614,7 +647,7 @@ thread_main(void *arg)
 		fill_buckets(job, ts);
 		if (barrier(job, false))
 			break;
-		set_regions(job, ts->id);
+		set_regions(job);
 		leave = barrier(job, true);
 		/* every bucket was set in step 2: empty this thread's own */
 		bloom_bucket_writer_start(ts->writer, ts->buckets, job->cap, job->nregions);
