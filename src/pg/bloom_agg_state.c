@@ -594,9 +594,12 @@ parallel_sorting_processes(void)
  * leader sending its own share of the rows, a state of its own making with
  * no coded run from another process), the processes that sort do so at
  * about the same time, when their scans end, so each takes an equal share
- * of those threads: all of them on 16 CPUs would be 5 a process with 2
- * workers, 1 from 8 workers on, and on 2 CPUs 1 with any workers beside a
- * leader that scans too (the default).  A leader's bloom_agg_partial,
+ * of those threads, rounded up: the leader waits for the last state, so a
+ * share rounded down would only leave CPUs idle, where rounded up a few
+ * threads more than CPUs take turns for that moment.  All of them on 16
+ * CPUs are 6 a process with 2 workers, 4 with 4, 2 with 8 and 1 with 15;
+ * on 2 CPUs 1 with any workers beside a leader that scans too (the
+ * default).  A leader's bloom_agg_partial,
  * holding every worker's coded runs, comes after the workers are done and
  * takes them all.
  */
@@ -613,7 +616,11 @@ flatten_threads(const BloomAggState *state)
 	if (nhashes < BLOOM_FLATTEN_THREADED_MIN)
 		return 1;
 	if (IsParallelWorker() || (IsInParallelMode() && !absorbed))
-		max /= parallel_sorting_processes();
+	{
+		unsigned	processes = parallel_sorting_processes();
+
+		max = (max + processes - 1) / processes;
+	}
 	if (max <= 1)
 		return 1;
 	return by_hashes < max ? (unsigned) by_hashes : max;
