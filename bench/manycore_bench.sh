@@ -12,7 +12,8 @@
 #   bench/manycore_bench.sh --quick     200,000 keys, 0 and 2 workers
 #   options: --keys N (100,000,000), --reps R (2), --workers LIST
 #            (0,1,2,4,8,15: those above twice the CPUs are skipped),
-#            --trace-lib FILE, --build-trace, --no-build
+#            --trace-lib FILE, --trace-workers LIST (the largest count
+#            run), --build-trace, --no-build
 #
 # The keys are md5(i::text) for i in 1..N, made by one session a CPU, and
 # held in shared buffers.  For each worker count, one session loads the
@@ -28,7 +29,8 @@
 # --trace-lib names a bloomfilter.so built with make BLOOM_TRACE=1: for the
 # table of steps it stands in for the installed library (a new backend
 # loads it) while bloom_agg and bloom_agg_partial run once each at the
-# largest worker count, and the steps' times are read from the server log.
+# largest worker count (or each of --trace-workers), and the steps' times
+# are read from the server log.
 # The timed queries run on the installed library.  --build-trace builds
 # that library first, from a copy of this tree, against the same
 # PostgreSQL (the smoke test of the test command does).
@@ -42,6 +44,7 @@ KEYS=100000000
 REPS=2
 WORKERS=0,1,2,4,8,15
 TRACE_LIB=''
+TRACE_WORKERS=''
 BUILD_TRACE=''
 
 # shellcheck source=bench/lib/common.sh
@@ -52,11 +55,17 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--trace-lib) TRACE_LIB=${2-} && shift 2 ;;
 	--trace-lib=*) TRACE_LIB=${1#*=} && shift ;;
+	--trace-workers) TRACE_WORKERS=${2-} && shift 2 ;;
+	--trace-workers=*) TRACE_WORKERS=${1#*=} && shift ;;
 	--build-trace) BUILD_TRACE=1 && shift ;;
 	*) args+=("$1") && shift ;;
 	esac
 done
 bench_options '--keys:KEYS --reps:REPS --workers:WORKERS:list' 'KEYS=200000 REPS=1 WORKERS=0,2' "${args[@]+"${args[@]}"}"
+if ! [[ $TRACE_WORKERS =~ ^([0-9]+(,[0-9]+)*)?$ ]]; then
+	echo "${0##*/}: --trace-workers $TRACE_WORKERS: a list of worker counts, such as 8,15" >&2
+	exit 2
+fi
 if [ -n "$TRACE_LIB" ] && [ ! -f "$TRACE_LIB" ]; then
 	echo "${0##*/}: --trace-lib $TRACE_LIB: no such file" >&2
 	exit 2
@@ -157,6 +166,14 @@ for w in ${WORKERS//,/ }; do
 		skipped+=("$w")
 	fi
 done
+# the steps have the workers' rows only where there are workers
+TRACE_WORKERS=${TRACE_WORKERS:-${counts[-1]}}
+for w in ${TRACE_WORKERS//,/ }; do
+	if [ "$w" -lt 1 ] || [ "$w" -gt "$MAX_WORKERS" ]; then
+		bf_err "--trace-workers: $w is not a worker count from 1 to $MAX_WORKERS"
+		exit 2
+	fi
+done
 
 : >"$WORK/times"
 for w in "${counts[@]}"; do
@@ -237,7 +254,6 @@ fi
 # ---- the steps, from the trace library's log lines ------------------------------
 
 if [ -n "$TRACE_LIB" ]; then
-	w=${counts[-1]}
 	libdir=$("$(bf_pg_config)" --pkglibdir)
 	# by rename, never rewritten in place: a process may still map the old one
 	swap_lib() {
@@ -246,25 +262,30 @@ if [ -n "$TRACE_LIB" ]; then
 	cp "$libdir/bloomfilter.so" "$WORK/bloomfilter.so.installed"
 	swap_lib "$TRACE_LIB"
 	# whatever happens, the installed library is put back
-	for q in bloom_agg partial; do
-		psql_c "DO \$\$BEGIN RAISE LOG 'bloom-mark $q'; END\$\$" >/dev/null || true
-		psql_c "$(set_workers "$w") ${QUERY[$q]}" >/dev/null || true
+	for w in ${TRACE_WORKERS//,/ }; do
+		for q in bloom_agg partial; do
+			psql_c "DO \$\$BEGIN RAISE LOG 'bloom-mark $q $w'; END\$\$" >/dev/null || true
+			psql_c "$(set_workers "$w") ${QUERY[$q]}" >/dev/null || true
+		done
 	done
 	psql_c "DO \$\$BEGIN RAISE LOG 'bloom-mark end'; END\$\$" >/dev/null || true
 	swap_lib "$WORK/bloomfilter.so.installed"
 	sleep 1
-	awk -v workers="$w" -f bench/lib/trace_steps.awk "$BF_PGLOG" >"$WORK/steps.md"
+	awk -f bench/lib/trace_steps.awk "$BF_PGLOG" >"$WORK/steps.md"
 	tee -a "$OUT" <"$WORK/steps.md"
 	# each traced query's table has its workers' and its leader's steps
-	for q in bloom_agg partial; do
-		if awk -v q="$q" '$0 ~ "^#### Steps of " q "," {on = 1} on && /workers: state ready to send/ {w = 1}
-				on && /leader: (final function returns|state coded)/ {l = 1}
-				on && /^$/ && w && l {exit} END {exit !(w && l)}' "$WORK/steps.md"; then
-			checks_passed=$((checks_passed + 1))
-		else
-			echo "the steps of $q are missing from the server log"
-			checks_failed=$((checks_failed + 1))
-		fi
+	for w in ${TRACE_WORKERS//,/ }; do
+		for q in bloom_agg partial; do
+			if awk -v head="#### Steps of $q, $w workers " 'index($0, head) == 1 {on = 1}
+					on && /workers: state ready to send/ {w = 1}
+					on && /leader: (final function returns|state coded)/ {l = 1}
+					on && /^$/ && w && l {exit} END {exit !(w && l)}' "$WORK/steps.md"; then
+				checks_passed=$((checks_passed + 1))
+			else
+				echo "the steps of $q at $w workers are missing from the server log"
+				checks_failed=$((checks_failed + 1))
+			fi
+		done
 	done
 fi
 echo

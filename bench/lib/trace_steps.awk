@@ -1,8 +1,10 @@
 # bench/lib/trace_steps.awk -- the table of a parallel bloom_agg's steps,
 # from the server log of a library built with make BLOOM_TRACE=1
 # (src/pg/bloom_trace_pg.h).  bench/manycore_bench.sh writes a line
-# "bloom-mark NAME" before each traced query; this prints one table a
-# query, its times in ms from the first row any process aggregated.
+# "bloom-mark NAME WORKERS" before each traced query; this prints one table
+# a query, its times in ms from the first row any process aggregated.
+# WORKERS, the workers the query asked for, is only printed; a mark without
+# it takes the variable's.
 #
 #   awk -v workers=15 -f bench/lib/trace_steps.awk server.log
 
@@ -34,7 +36,7 @@ function flush_section(   p, n, t0, a, i, leader, absorbs, absorb_sum, first_abs
 		printf "\n%s: no trace lines (is the library built with BLOOM_TRACE=1?)\n", section
 		return
 	}
-	printf "\n#### Steps of %s, %s workers (ms from the first row any process aggregated)\n\n", section, workers
+	printf "\n#### Steps of %s, %s workers (ms from the first row any process aggregated)\n\n", section, section_workers
 	print "| step | processes | min | median | max |"
 	print "|---|---:|---:|---:|---:|"
 	n = 0; for (p in first) if (role[p] == "worker") a[++n] = first[p] - t0
@@ -102,6 +104,7 @@ BEGIN { reset() }
 			flush_section()
 			reset()
 			section = $(i + 1)
+			section_workers = $(i + 2) ~ /^[0-9]+$/ ? $(i + 2) : workers
 		}
 	next
 }
