@@ -105,11 +105,11 @@
 #define COPY_MAX_BYTES		((uint64_t) 8 << 20)
 #define COPIES_MAX_BYTES	((uint64_t) 64 << 20)
 /*
- * Regions of at most 2^FETCH_MAX_SHIFT bits (512 kB) are read ahead before
- * their positions are set (bloom_fetch_region): such a region and the
- * buckets' stream fit a second-level cache of 1 MB.  Regions of 2 MB (a
- * filter past 512 MB) set slower read ahead than not, on one thread, on
- * both machines measured (doc/performance.md).
+ * Regions of at most 2^FETCH_MAX_SHIFT bits (512 kB, a filter of up to 128
+ * MB) are read ahead before their positions are set (bloom_fetch_region):
+ * such a region and the buckets' stream fit a second-level cache of 1 MB.
+ * Regions of 2 MB (here a filter past 256 MB) set slower read ahead than
+ * not, on one thread, on both machines measured (doc/performance.md).
  */
 #define FETCH_MAX_SHIFT		22
 /* Bytes of the bit array OR-ed between checks for a cancel. */
