@@ -62,8 +62,15 @@ TEST_CXX ?= c++
 TEST_CFLAGS ?= -std=gnu11 -O2 -g -Wall -Wextra -Werror
 TEST_CXXFLAGS ?= -std=gnu++17 -O2 -g -Wall -Wextra -Werror
 
-test/unit/test_core: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) $(CORE_HDRS)
-	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS) -lm -pthread
+# the unit tests: main in test_core.c, one file per part of the core
+UNIT_SRCS = $(addprefix test/unit/,test_core.c unit.c vectors.c test_vectors.c \
+	test_geometry.c test_filter.c test_validate.c test_hex.c test_state.c \
+	test_final.c test_flatten.c test_stats.c test_gaps.c test_setops.c \
+	test_hash.c test_keys.c test_prepared.c test_kmv.c)
+UNIT_DEPS = $(UNIT_SRCS) test/unit/unit.h test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) $(CORE_HDRS)
+
+test/unit/test_core: $(UNIT_DEPS)
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ $(UNIT_SRCS) $(CORE_SRCS) -lm -pthread
 
 unittest: test/unit/test_core
 	test/unit/test_core test/data/vectors
@@ -102,8 +109,8 @@ SANITIZE_CC ?= clang
 SANITIZE_CFLAGS ?= -std=gnu11 -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-test/unit/test_core_sanitize: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) $(CORE_HDRS)
-	$(SANITIZE_CC) $(SANITIZE_CFLAGS) -Isrc/core -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS) -lm -pthread
+test/unit/test_core_sanitize: $(UNIT_DEPS)
+	$(SANITIZE_CC) $(SANITIZE_CFLAGS) -Isrc/core -o $@ $(UNIT_SRCS) $(CORE_SRCS) -lm -pthread
 
 unittest-sanitize: test/unit/test_core_sanitize
 	ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0 \
@@ -124,8 +131,8 @@ test/unit/final_tsan: test/unit/final_tsan.c $(CORE_SRCS) $(CORE_HDRS)
 unittest-tsan: test/unit/final_tsan
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 test/unit/final_tsan
 
-test/unit/test_core_s390x: test/unit/test_core.c test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) $(CORE_HDRS)
-	$(S390X_CC) -static -std=gnu11 -O2 -Wall -Wextra -Werror -Isrc/core -o $@ test/unit/test_core.c test/unit/vectors.c $(CORE_SRCS) -lm -pthread
+test/unit/test_core_s390x: $(UNIT_DEPS)
+	$(S390X_CC) -static -std=gnu11 -O2 -Wall -Wextra -Werror -Isrc/core -o $@ $(UNIT_SRCS) $(CORE_SRCS) -lm -pthread
 
 unittest-s390x: test/unit/test_core_s390x
 	$(QEMU_S390X) test/unit/test_core_s390x test/data/vectors

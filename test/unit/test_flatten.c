@@ -1,0 +1,202 @@
+/*
+ * test_flatten.c
+ *		Unit tests of the core: the threaded flatten (bloom_flatten.c).
+ */
+#include "unit.h"
+
+/*
+ * Flatten runs on nthreads threads, waiting as a backend does: the code in
+ * a new allocation (*code), its length and distinct count.  A failure's
+ * status is returned with nothing allocated.
+ */
+static bloom_status
+flatten_on_threads(const bloom_hash_run *runs, size_t nruns, unsigned nthreads,
+				   uint8_t **code, size_t *len, uint64_t *ndistinct)
+{
+	bloom_flatten_job *job;
+	bloom_status st = bloom_flatten_start(&job, runs, nruns, nthreads);
+	size_t		ignored;
+
+	*code = NULL;
+	if (st != BLOOM_OK)
+		return st;
+	while (!bloom_flatten_wait(job, 5))
+		;
+	st = bloom_flatten_sorted(job, ndistinct);
+	if (st != BLOOM_OK)
+	{
+		(void) bloom_flatten_finish(job, &ignored);
+		return st;
+	}
+	*code = malloc(bloom_gaps_max_bytes(*ndistinct, bloom_gaps_rice_param(*ndistinct)) + 1);
+	bloom_flatten_code(job, *code);
+	while (!bloom_flatten_wait(job, 5))
+		;
+	st = bloom_flatten_finish(job, len);
+	if (st != BLOOM_OK)
+	{
+		free(*code);
+		*code = NULL;
+	}
+	return st;
+}
+
+/*
+ * The code on 2, 3 and 8 threads is bloom_gaps_encode's of what
+ * bloom_sort_unique_parts makes of the same (decoded) runs.
+ */
+static void
+flatten_same_code(bloom_hash_run *runs, size_t nruns, const char *what)
+{
+	static const unsigned threads[] = {2, 3, 8};
+	const uint32_t **parts = malloc((nruns + 1) * sizeof(uint32_t *));
+	size_t	   *lens = malloc((nruns + 1) * sizeof(size_t));
+	uint32_t   *tmp = malloc(BLOOM_SORT_TMP_MIN * sizeof(uint32_t));
+	uint32_t   *out;
+	uint8_t    *want;
+	size_t		total = 0,
+				want_len;
+	uint64_t	d;
+
+	for (size_t r = 0; r < nruns; r++)
+	{
+		check(bloom_hash_run_decode(&runs[r]) == BLOOM_OK, "%s: run %zu does not decode", what, r);
+		parts[r] = runs[r].hashes;
+		lens[r] = runs[r].n;
+		total += runs[r].n;
+	}
+	out = malloc((total + 1) * sizeof(uint32_t));
+	d = bloom_sort_unique_parts(parts, lens, nruns, out, tmp, BLOOM_SORT_TMP_MIN);
+	want = malloc(bloom_gaps_max_bytes(d, bloom_gaps_rice_param(d)) + 1);
+	want_len = bloom_gaps_encode(out, d, bloom_gaps_rice_param(d), want);
+	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)
+	{
+		uint8_t    *got;
+		size_t		len = 0;
+		uint64_t	got_d = 0;
+		bloom_status st;
+
+		/* coded runs are decoded again by the job, over stale hashes */
+		for (size_t r = 0; r < nruns; r++)
+			if (runs[r].code != NULL)
+				memset(runs[r].decode_into, 0x5a, runs[r].n * sizeof(uint32_t));
+		st = flatten_on_threads(runs, nruns, threads[t], &got, &len, &got_d);
+		check(st == BLOOM_OK && got_d == d && len == want_len &&
+			  memcmp(got, want, len) == 0,
+			  "%s: %zu hashes in %zu runs, %u threads: %s (%" PRIu64 " distinct, %zu bytes; want %" PRIu64 ", %zu)",
+			  what, total, nruns, threads[t],
+			  st != BLOOM_OK ? status_name(st) : "a different code", got_d, len, d, want_len);
+		free(got);
+	}
+	free(want);
+	free(out);
+	free(tmp);
+	free(lens);
+	free(parts);
+}
+
+void
+test_flatten(void)
+{
+	size_t		n = 3000000;
+	uint32_t   *hashes = malloc(n * sizeof(uint32_t));
+	bloom_hash_run runs[8];
+
+	group_begin("threaded flatten");
+	for (size_t i = 0; i < n; i++)
+		hashes[i] = (uint32_t) rng_next();
+	/* repeats within and across runs */
+	for (size_t i = 0; i < 200000; i++)
+		hashes[n - 1 - i] = hashes[i * 7];
+
+	test_begin("the serial sort's code: plain runs, repeats, empty runs, few hashes");
+	runs[0] = (bloom_hash_run) {hashes, 1000000, NULL, 0, NULL};
+	runs[1] = (bloom_hash_run) {hashes + 1000000, 0, NULL, 0, NULL};
+	runs[2] = (bloom_hash_run) {hashes + 1000000, 1234567, NULL, 0, NULL};
+	runs[3] = (bloom_hash_run) {hashes + 2234567, n - 2234567, NULL, 0, NULL};
+	flatten_same_code(runs, 4, "uneven runs");
+	flatten_same_code(runs, 1, "one run");
+	flatten_same_code(runs + 1, 1, "no hashes");
+	runs[4] = (bloom_hash_run) {hashes + 17, 1, NULL, 0, NULL};
+	flatten_same_code(runs + 4, 1, "one hash");
+	runs[4].n = 7;
+	runs[5] = (bloom_hash_run) {hashes + 17, 7, NULL, 0, NULL};
+	flatten_same_code(runs + 4, 2, "7 hashes twice");
+	{
+		/* every hash the same, and the extremes */
+		uint32_t	same[5000];
+
+		for (size_t i = 0; i < 5000; i++)
+			same[i] = i % 3 == 0 ? 0 : i % 3 == 1 ? UINT32_MAX : 12345;
+		runs[6] = (bloom_hash_run) {same, 5000, NULL, 0, NULL};
+		flatten_same_code(runs + 6, 1, "0, 12345 and 2^32 - 1 only");
+	}
+	test_end();
+
+	test_begin("coded runs decoded on the threads; a damaged code is reported");
+	{
+		size_t		m = 1000000;
+		uint32_t   *sorted = malloc(m * sizeof(uint32_t));
+		uint32_t   *scratch = malloc(m * sizeof(uint32_t));
+		uint32_t   *decoded[2];
+		uint8_t    *code,
+				   *got;
+		size_t		d,
+					len;
+		uint64_t	got_d;
+		unsigned	r;
+
+		memcpy(sorted, hashes, m * sizeof(uint32_t));
+		d = bloom_sort_unique_hashes(sorted, m, scratch);
+		r = bloom_gaps_rice_param(d);
+		code = malloc(bloom_gaps_max_bytes(d, r));
+		len = bloom_gaps_encode(sorted, d, r, code);
+		decoded[0] = malloc(d * sizeof(uint32_t));
+		decoded[1] = malloc(d * sizeof(uint32_t));
+		runs[0] = (bloom_hash_run) {decoded[0], d, code, len, decoded[0]};
+		runs[1] = (bloom_hash_run) {hashes + m, n - m, NULL, 0, NULL};
+		runs[2] = (bloom_hash_run) {decoded[1], d, code, len, decoded[1]};
+		flatten_same_code(runs, 3, "two coded runs and a plain one");
+		runs[2].code_len = len - 1;
+		check(flatten_on_threads(runs, 3, 4, &got, &len, &got_d) == BLOOM_ERR_GAPS_CODE,
+			  "a code one byte short was not reported");
+		free(decoded[0]);
+		free(decoded[1]);
+		free(code);
+		free(scratch);
+		free(sorted);
+	}
+	test_end();
+
+	test_begin("cancel and finish on every path: nothing left running");
+	{
+		bloom_flatten_job *job;
+		size_t		len;
+		uint64_t	d;
+
+		runs[0] = (bloom_hash_run) {hashes, n, NULL, 0, NULL};
+		/* cancelled at once */
+		check(bloom_flatten_start(&job, runs, 1, 4) == BLOOM_OK, "start");
+		bloom_flatten_cancel(job);
+		while (!bloom_flatten_wait(job, 5))
+			;
+		check(bloom_flatten_finish(job, &len) == BLOOM_ERR_CANCELLED, "a cancelled job did not say so");
+		/* sorted, then finished without an output */
+		check(bloom_flatten_start(&job, runs, 1, 3) == BLOOM_OK, "start");
+		while (!bloom_flatten_wait(job, 5))
+			;
+		check(bloom_flatten_sorted(job, &d) == BLOOM_OK && d > 0, "sorted");
+		check(bloom_flatten_finish(job, &len) == BLOOM_ERR_CANCELLED,
+			  "a job given no output did not say so");
+		/* finished straight after the start */
+		check(bloom_flatten_start(&job, runs, 1, 2) == BLOOM_OK, "start");
+		check(bloom_flatten_finish(job, &len) == BLOOM_ERR_CANCELLED, "finish at once");
+		check(bloom_flatten_start(&job, runs, 1, 1) == BLOOM_ERR_THREAD &&
+			  bloom_flatten_start(&job, runs, 1, BLOOM_MAX_FINAL_THREADS + 1) == BLOOM_ERR_THREAD,
+			  "thread counts out of range accepted");
+	}
+	test_end();
+
+	group_end();
+	free(hashes);
+}

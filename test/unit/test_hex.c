@@ -1,0 +1,130 @@
+/*
+ * test_hex.c
+ *		Unit tests of the core: the text form.
+ */
+#include "unit.h"
+
+static void
+expect_hex_status(const char *text, size_t len, bloom_status want,
+				  const char *what)
+{
+	size_t		decoded;
+	uint8_t    *buf = malloc(bloom_hex_decoded_max(len) + 1);
+
+	expect_status(bloom_hex_decode(text, len, buf, &decoded), want, "%s", what);
+	free(buf);
+}
+
+void
+test_hex(void)
+{
+	uint8_t		bytes[300],
+				back[300];
+	char		text[2 + 2 * 300 + 1];
+	size_t		len,
+				n,
+				decoded,
+				i;
+	int			round;
+	bloom_status st;
+
+	group_begin("hex text form");
+
+	test_begin("encode and decode round trip, lowercase output");
+	for (round = 0; round < 300; round++)
+	{
+		len = round < 20 ? (size_t) round : rng_next() % sizeof(bytes);
+		for (i = 0; i < len; i++)
+			bytes[i] = (uint8_t) rng_next();
+		n = bloom_hex_encode(bytes, len, text);
+		if (!check(n == bloom_hex_encoded_len(len) && n == 2 + 2 * len,
+				   "len %zu: encoded to %zu characters", len, n))
+			continue;
+		check(text[0] == '\\' && text[1] == 'x', "len %zu: prefix", len);
+		for (i = 2; i < n; i++)
+			check((text[i] >= '0' && text[i] <= '9') ||
+				  (text[i] >= 'a' && text[i] <= 'f'),
+				  "len %zu: character %zu is '%c'", len, i, text[i]);
+		for (i = 0; i < len; i++)
+		{
+			static const char digits[] = "0123456789abcdef";
+
+			check(text[2 + 2 * i] == digits[bytes[i] >> 4] &&
+				  text[3 + 2 * i] == digits[bytes[i] & 15],
+				  "len %zu: byte %zu (%02x) encoded as %.2s", len, i,
+				  bytes[i], text + 2 + 2 * i);
+		}
+		memset(back, 0xa5, sizeof(back));
+		st = bloom_hex_decode(text, n, back, &decoded);
+		if (!check(st == BLOOM_OK && decoded == len, "len %zu: decode %s, %zu",
+				   len, status_name(st), decoded))
+			continue;
+		check(memcmp(back, bytes, len) == 0, "len %zu: decoded differently",
+			  len);
+		check(len == sizeof(back) || back[len] == 0xa5,
+			  "len %zu: decode wrote past the end", len);
+	}
+	test_end();
+
+	test_begin("upper-case digits are accepted");
+	for (i = 0; i < 256; i++)
+		bytes[i] = (uint8_t) i;
+	n = bloom_hex_encode(bytes, 256, text);
+	for (i = 2; i < n; i++)
+		if (text[i] >= 'a' && text[i] <= 'f')
+			text[i] = (char) (text[i] - 'a' + 'A');
+	st = bloom_hex_decode(text, n, back, &decoded);
+	if (check(st == BLOOM_OK && decoded == 256, "decode: %s", status_name(st)))
+		check(memcmp(back, bytes, 256) == 0, "decoded differently");
+	test_end();
+
+	test_begin("every character: accepted exactly when a hex digit");
+	for (i = 0; i < 256; i++)
+	{
+		char		t[4] = {'\\', 'x', '0', (char) i};
+		bool		digit = (i >= '0' && i <= '9') || (i >= 'a' && i <= 'f') ||
+			(i >= 'A' && i <= 'F');
+
+		st = bloom_hex_decode(t, 4, back, &decoded);
+		check(st == (digit ? BLOOM_OK : BLOOM_ERR_HEX_DIGIT),
+			  "character 0x%02zx: %s", i, status_name(st));
+		t[2] = t[3];
+		t[3] = '0';
+		st = bloom_hex_decode(t, 4, back, &decoded);
+		check(st == (digit ? BLOOM_OK : BLOOM_ERR_HEX_DIGIT),
+			  "character 0x%02zx as high digit: %s", i, status_name(st));
+	}
+	test_end();
+
+	test_begin("empty payload \\x decodes to 0 bytes");
+	decoded = 99;
+	memset(back, 0xa5, 4);
+	st = bloom_hex_decode("\\x", 2, back, &decoded);
+	check(st == BLOOM_OK && decoded == 0, "%s, %zu bytes", status_name(st),
+		  decoded);
+	check(back[0] == 0xa5, "decode wrote a byte");
+	test_end();
+
+	test_begin("only textlen characters are read");
+	st = bloom_hex_decode("\\x00ffzz", 4, back, &decoded);
+	check(st == BLOOM_OK && decoded == 1, "%s, %zu bytes", status_name(st),
+		  decoded);
+	test_end();
+
+	expect_hex_status("", 0, BLOOM_ERR_HEX_PREFIX, "empty text");
+	expect_hex_status("\\", 1, BLOOM_ERR_HEX_PREFIX, "lone backslash");
+	expect_hex_status("x00", 3, BLOOM_ERR_HEX_PREFIX, "missing backslash");
+	expect_hex_status("00ff", 4, BLOOM_ERR_HEX_PREFIX, "no prefix");
+	expect_hex_status("\\X00", 4, BLOOM_ERR_HEX_PREFIX, "upper-case \\X");
+	expect_hex_status("/x00", 4, BLOOM_ERR_HEX_PREFIX, "slash for backslash");
+	expect_hex_status("\\\\x00", 5, BLOOM_ERR_HEX_PREFIX, "doubled backslash");
+	expect_hex_status("\\x0", 3, BLOOM_ERR_HEX_ODD, "one digit");
+	expect_hex_status("\\x123", 5, BLOOM_ERR_HEX_ODD, "three digits");
+	expect_hex_status("\\x0g", 4, BLOOM_ERR_HEX_DIGIT, "g");
+	expect_hex_status("\\x 00", 5, BLOOM_ERR_HEX_DIGIT, "space");
+	expect_hex_status("\\x00\n", 5, BLOOM_ERR_HEX_DIGIT, "trailing newline");
+	expect_hex_status("\\x0\0", 4, BLOOM_ERR_HEX_DIGIT, "embedded NUL");
+	expect_hex_status("\\x\xc3\xa4", 4, BLOOM_ERR_HEX_DIGIT, "non-ASCII");
+
+	group_end();
+}

@@ -1,0 +1,337 @@
+/*
+ * test_prepared.c
+ *		Unit tests of the core: prepared geometry: the reciprocal, build and probe.
+ */
+#include "unit.h"
+
+/* Check the reciprocal of d against % on edge and random dividends. */
+static void
+check_fastmod_divisor(uint64_t d, unsigned nrandom)
+{
+	uint64_t	m = bloom_fastmod_reciprocal(d);
+	uint32_t	edges[] = {0, 1, 2, 3, UINT32_MAX, UINT32_MAX - 1,
+		UINT32_C(0x80000000), UINT32_C(0x7fffffff)};
+	uint64_t	q;
+	unsigned	i;
+
+#define CHECK_ONE(a) \
+	do { \
+		uint32_t	a_ = (uint32_t) (a); \
+		uint32_t	got_ = bloom_fastmod(a_, m, d); \
+		if (!check(got_ == a_ % d, "%" PRIu32 " %% %" PRIu64 ": got %" PRIu32 ", want %" PRIu64, \
+				   a_, d, got_, a_ % d)) \
+			return; \
+	} while (0)
+
+	for (i = 0; i < sizeof(edges) / sizeof(edges[0]); i++)
+		CHECK_ONE(edges[i]);
+	/* around multiples of d, where a wrong reciprocal shows first */
+	for (i = 0; i < 64; i++)
+	{
+		q = rng_next() % ((UINT64_C(1) << 32) / d + 1);
+		if (q * d > UINT32_MAX)
+			continue;
+		CHECK_ONE(q * d);
+		if (q * d > 0)
+			CHECK_ONE(q * d - 1);
+		if (q * d + 1 <= UINT32_MAX)
+			CHECK_ONE(q * d + 1);
+		if (q * d + d - 1 <= UINT32_MAX)
+			CHECK_ONE(q * d + d - 1);
+	}
+	if (d <= UINT32_MAX)
+	{
+		CHECK_ONE(d - 1);
+		CHECK_ONE(d);
+		if (d < UINT32_MAX)
+			CHECK_ONE(d + 1);
+	}
+	for (i = 0; i < nrandom; i++)
+		CHECK_ONE(rng_next());
+#undef CHECK_ONE
+}
+
+void
+test_prepared(void)
+{
+	static const size_t lens[] = {0, 1, 2, 3, 9, 10, 17, 64, 65, 1001, 4097};
+	uint8_t		key[80];
+	uint64_t	d;
+	unsigned	i,
+				j,
+				shift;
+
+	group_begin("prepared geometry");
+
+	test_begin("the hash equals Hash() restated a byte at a time, every length to 80");
+	for (i = 0; i < sizeof(key); i++)
+		key[i] = (uint8_t) rng_next();
+	for (i = 0; i <= sizeof(key); i++)
+		check(bloom_key_hash(key, i) == ref_hash(key, i, BLOOM_HASH_SEED),
+			  "len %u", i);
+	test_end();
+
+	test_begin("fastmod equals %% for edge divisors: 1, 2^32 - 1, 2^32, powers of two and their neighbours");
+	for (shift = 0; shift <= 32; shift++)
+	{
+		d = UINT64_C(1) << shift;
+		check_fastmod_divisor(d, 2000);
+		if (d > 1)
+			check_fastmod_divisor(d - 1, 2000);
+		if (d < (UINT64_C(1) << 32))
+			check_fastmod_divisor(d + 1, 2000);
+	}
+	for (d = 1; d <= 1000; d++)
+		check_fastmod_divisor(d, 200);
+	check_fastmod_divisor(UINT32_MAX, 100000);
+	check_fastmod_divisor(UINT32_MAX - 7, 100000);
+	test_end();
+
+	test_begin("fastmod equals %% for random divisors of every size");
+	for (i = 0; i < 3000; i++)
+	{
+		/* a random bit length, then a random divisor of that length */
+		shift = 1 + (unsigned) (rng_next() % 32);
+		d = rng_next() & ((UINT64_C(1) << shift) - 1);
+		if (d == 0)
+			d = 1;
+		check_fastmod_divisor(d, 300);
+	}
+	test_end();
+
+	test_begin("bloom_prepare uses h itself from 2^32 bits on, as h %% bits does");
+	{
+		uint64_t	big[] = {UINT64_C(1) << 32, (UINT64_C(1) << 32) + 8,
+			UINT64_C(1) << 40, UINT64_MAX - 7};
+		bloom_prepared p;
+
+		for (i = 0; i < sizeof(big) / sizeof(big[0]); i++)
+		{
+			bloom_prepare(&p, big[i], 6);
+			for (j = 0; j < 1000; j++)
+			{
+				uint32_t	h = (uint32_t) rng_next();
+
+				check(bloom_prepared_bitpos(&p, h) == h % big[i],
+					  "bits %" PRIu64 ", h %" PRIu32, big[i], h);
+			}
+			check(bloom_prepared_bitpos(&p, UINT32_MAX) == UINT32_MAX,
+				  "bits %" PRIu64 ", h 2^32 - 1", big[i]);
+		}
+	}
+	test_end();
+
+	test_begin("prepared probe equals KeyMayMatch restated, any bytes, k 0..31 and 255, short filters");
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+	{
+		size_t		len = lens[i];
+		uint8_t    *f = xcalloc(len + 1);
+		unsigned	round;
+
+		for (round = 0; round < 40; round++)
+		{
+			bloom_prepared p;
+			size_t		b;
+			unsigned	density = (unsigned) (rng_next() % 4);
+
+			/* from sparse to nearly full, so both answers occur */
+			for (b = 0; b < len; b++)
+			{
+				uint8_t		x = (uint8_t) rng_next();
+
+				for (j = 0; j < density; j++)
+					x |= (uint8_t) rng_next();
+				f[b] = x;
+			}
+			if (len > 0)
+				f[len - 1] = round < 32 ? (uint8_t) round : (uint8_t) (round == 32 ? 255 : 1 + rng_next() % 30);
+			bloom_prepare_probe(&p, f, len);
+			for (j = 0; j < 500; j++)
+			{
+				uint32_t	h = (uint32_t) rng_next();
+
+				check(bloom_prepared_may_contain(&p, f, h) == ref_may_match_hash(h, f, len),
+					  "len %zu, k byte %u, hash %08" PRIx32, len,
+					  len > 0 ? f[len - 1] : 0, h);
+				check(bloom_may_contain_hash(f, len, h) == ref_may_match_hash(h, f, len),
+					  "bloom_may_contain_hash: len %zu, hash %08" PRIx32, len, h);
+			}
+		}
+		free(f);
+	}
+	test_end();
+
+	test_begin("batched set with prefetch equals setting each hash with the division");
+	{
+		static const size_t counts[] = {0, 1, 63, 64, 65, 129, 5000};
+		static const uint64_t nbits[] = {8, 64, 72, 1000, 8192, 100003 * 8};
+		static const unsigned ks[] = {1, 2, 6, 13, 30, 31, 40};
+		uint32_t   *hashes = xcalloc(5000 * sizeof(uint32_t));
+		size_t		c,
+					b,
+					kk;
+
+		for (c = 0; c < 5000; c++)
+			hashes[c] = (uint32_t) rng_next();
+		for (b = 0; b < sizeof(nbits) / sizeof(nbits[0]); b++)
+		{
+			size_t		bytes = (size_t) ((nbits[b] + 7) / 8);
+			uint8_t    *got = xcalloc(bytes);
+			uint8_t    *want = xcalloc(bytes);
+
+			for (kk = 0; kk < sizeof(ks) / sizeof(ks[0]); kk++)
+				for (c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
+				{
+					bloom_prepared p;
+					size_t		h;
+
+					memset(got, 0, bytes);
+					memset(want, 0, bytes);
+					bloom_prepare(&p, nbits[b], ks[kk]);
+					bloom_prepared_set_hashes(&p, got, hashes, counts[c]);
+					for (h = 0; h < counts[c]; h++)
+						ref_add_hash(want, nbits[b], ks[kk], hashes[h]);
+					check(memcmp(got, want, bytes) == 0,
+						  "%" PRIu64 " bits, k %u, %zu hashes", nbits[b], ks[kk], counts[c]);
+					/* the one-hash entry point, too */
+					memset(got, 0, bytes);
+					for (h = 0; h < counts[c]; h++)
+						bloom_set_hash(got, nbits[b], ks[kk], hashes[h]);
+					check(memcmp(got, want, bytes) == 0,
+						  "bloom_set_hash: %" PRIu64 " bits, k %u, %zu hashes", nbits[b], ks[kk], counts[c]);
+				}
+			free(got);
+			free(want);
+		}
+		free(hashes);
+	}
+	test_end();
+
+	test_begin("buffered set (large arrays, scratch) equals setting each hash with the division");
+	{
+		static const unsigned ks[] = {1, 6, 13, 30, 31};
+		uint64_t	nbits = (UINT64_C(1) << 25) + 24;	/* just large enough */
+		size_t		bytes = (size_t) (nbits / 8);
+		size_t		full = bloom_set_scratch_size(nbits);
+		size_t		scratch_sizes[5];
+		/* in words from the (16-byte aligned) area: buckets cut lines anywhere */
+		static const size_t scratch_offsets[5] = {0, 0, 0, 0, 3};
+		size_t		nh = 200000,
+					kk,
+					sc,
+					h;
+		uint32_t   *hashes = xcalloc(nh * sizeof(uint32_t));
+		uint32_t   *scratch = xcalloc((full > 0 ? full : 1) * sizeof(uint32_t) + 64);
+		uint8_t    *got = xcalloc(bytes);
+		uint8_t    *want = xcalloc(bytes);
+
+		check(full > 0, "no scratch wanted for %" PRIu64 " bits", nbits);
+		check(bloom_set_scratch_size(1u << 20) == 0, "scratch wanted for a small array");
+		scratch_sizes[0] = full;	/* as the final function uses it */
+		scratch_sizes[1] = 20000;	/* buckets of ~1000: flushed often */
+		scratch_sizes[2] = 1000;	/* too small: the unbuffered path */
+		scratch_sizes[3] = 0;
+		scratch_sizes[4] = 20011;	/* odd buckets from an odd start */
+		for (h = 0; h < nh; h++)
+			hashes[h] = (uint32_t) rng_next();
+		for (kk = 0; kk < sizeof(ks) / sizeof(ks[0]); kk++)
+		{
+			bloom_prepared p;
+
+			memset(want, 0, bytes);
+			for (h = 0; h < nh; h++)
+				ref_add_hash(want, nbits, ks[kk], hashes[h]);
+			bloom_prepare(&p, nbits, ks[kk]);
+			for (sc = 0; sc < 5; sc++)
+			{
+				memset(got, 0, bytes);
+				/* in two calls, as the final function does in batches */
+				bloom_prepared_set_hashes_buffered(&p, got, hashes, nh / 3,
+												   scratch_sizes[sc] ? scratch + scratch_offsets[sc] : NULL,
+												   scratch_sizes[sc]);
+				bloom_prepared_set_hashes_buffered(&p, got, hashes + nh / 3, nh - nh / 3,
+												   scratch_sizes[sc] ? scratch + scratch_offsets[sc] : NULL,
+												   scratch_sizes[sc]);
+				check(memcmp(got, want, bytes) == 0, "k %u, scratch %zu words from word %zu",
+					  ks[kk], scratch_sizes[sc], scratch_offsets[sc]);
+			}
+		}
+		free(hashes);
+		free(scratch);
+		free(got);
+		free(want);
+	}
+	test_end();
+
+	test_begin("buffered set beyond 2^32 bits touches only the first 2^32 bits, like the division");
+	{
+		/* 2^32 + 64 bits, reserved but never touched beyond the set bits */
+		uint64_t	nbits = (UINT64_C(1) << 32) + 64;
+		size_t		bytes = (size_t) (nbits / 8);
+		size_t		full = bloom_set_scratch_size(nbits);
+		uint32_t   *scratch = xcalloc(full * sizeof(uint32_t));
+		uint32_t	hashes[3000];
+		uint8_t    *map = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+							   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		bloom_prepared p;
+		size_t		h,
+					w;
+		bool		clean = true;
+
+		if (map == MAP_FAILED)
+			fail("mmap of %zu bytes failed", bytes);
+		else
+		{
+			for (h = 0; h < 3000; h++)
+				hashes[h] = (uint32_t) rng_next();
+			hashes[0] = UINT32_MAX;
+			bloom_prepare(&p, nbits, 6);
+			bloom_prepared_set_hashes_buffered(&p, map, hashes, 3000, scratch, full);
+			/* every bit the division sets is set; clear it, then all is zero */
+			for (h = 0; h < 3000; h++)
+			{
+				uint32_t	x = hashes[h],
+							delta = ref_delta(x);
+				unsigned	j;
+
+				for (j = 0; j < 6; j++, x += delta)
+					check(map[(x % nbits) / 8] & (1u << ((x % nbits) % 8)),
+						  "hash %zu probe %u not set", h, j);
+			}
+			for (h = 0; h < 3000; h++)
+			{
+				uint32_t	x = hashes[h],
+							delta = ref_delta(x);
+				unsigned	j;
+
+				for (j = 0; j < 6; j++, x += delta)
+					map[(x % nbits) / 8] = 0;
+			}
+			for (w = 0; w < bytes / 8 && clean; w++)
+				clean = ((const uint64_t *) map)[w] == 0;
+			check(clean, "a bit other than the probes' was set (word %zu)", w - 1);
+			munmap(map, bytes);
+		}
+		free(scratch);
+	}
+	test_end();
+
+	test_begin("bloom_advise_huge_pages changes no byte");
+	{
+		size_t		len = BLOOM_HUGE_PAGES_MIN_BYTES + 12345;
+		uint8_t    *buf = xcalloc(len);
+		size_t		b;
+
+		for (b = 0; b < len; b++)
+			buf[b] = (uint8_t) (b * 7);
+		bloom_advise_huge_pages(buf, len);
+		bloom_advise_huge_pages(buf + 1, 100);
+		for (b = 0; b < len; b++)
+			if (!check(buf[b] == (uint8_t) (b * 7), "byte %zu changed", b))
+				break;
+		free(buf);
+	}
+	test_end();
+
+	group_end();
+}
