@@ -46,6 +46,7 @@ WORKERS=0,1,2,4,8,15
 TRACE_LIB=''
 TRACE_WORKERS=''
 BUILD_TRACE=''
+MAX_WORKERS=15
 
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
@@ -62,10 +63,17 @@ while [ $# -gt 0 ]; do
 	esac
 done
 bench_options '--keys:KEYS --reps:REPS --workers:WORKERS:list' 'KEYS=200000 REPS=1 WORKERS=0,2' "${args[@]+"${args[@]}"}"
+# the steps have the workers' rows only where there are workers
 if ! [[ $TRACE_WORKERS =~ ^([0-9]+(,[0-9]+)*)?$ ]]; then
 	echo "${0##*/}: --trace-workers $TRACE_WORKERS: a list of worker counts, such as 8,15" >&2
 	exit 2
 fi
+for w in ${TRACE_WORKERS//,/ }; do
+	if [ "$w" -lt 1 ] || [ "$w" -gt "$MAX_WORKERS" ]; then
+		echo "${0##*/}: --trace-workers: $w is not a worker count from 1 to $MAX_WORKERS" >&2
+		exit 2
+	fi
+done
 if [ -n "$TRACE_LIB" ] && [ ! -f "$TRACE_LIB" ]; then
 	echo "${0##*/}: --trace-lib $TRACE_LIB: no such file" >&2
 	exit 2
@@ -89,7 +97,6 @@ if [ -n "$BUILD_TRACE" ]; then
 	TRACE_LIB=$WORK/trace-build/bloomfilter.so
 fi
 CORES=$(nproc)
-MAX_WORKERS=15
 bf_cluster_start
 shared_mb=$(bench_shared_buffers_mb $((KEYS / 10000 * 2)) 256)
 bf_log "configuring: shared_buffers = ${shared_mb}MB, jit off, $MAX_WORKERS parallel workers at most"
@@ -166,14 +173,7 @@ for w in ${WORKERS//,/ }; do
 		skipped+=("$w")
 	fi
 done
-# the steps have the workers' rows only where there are workers
 TRACE_WORKERS=${TRACE_WORKERS:-${counts[-1]}}
-for w in ${TRACE_WORKERS//,/ }; do
-	if [ "$w" -lt 1 ] || [ "$w" -gt "$MAX_WORKERS" ]; then
-		bf_err "--trace-workers: $w is not a worker count from 1 to $MAX_WORKERS"
-		exit 2
-	fi
-done
 
 : >"$WORK/times"
 for w in "${counts[@]}"; do

@@ -112,6 +112,7 @@ main(int argc, char **argv)
 	double	   *times[NWAYS];
 	double		medians[NWAYS];
 	bool		copies_chosen;
+	int			chosen;			/* the threaded way's index */
 	uint64_t	x = 42;
 	int			failed = 0;
 	bool		timed[NWAYS] = {true, true, true, true};
@@ -170,6 +171,7 @@ main(int argc, char **argv)
 		times[w] = malloc(rounds * sizeof(double));
 
 	copies_chosen = bloom_final_uses_copies(&g, (unsigned) threads);
+	chosen = copies_chosen ? 2 : 3;
 	printf("%" PRIu64 " hashes, %lu bits a key: a %" PRIu64 "-byte filter, k = %u; "
 		   "%lu threads (the chosen way: %s); %lu rounds\n",
 		   nkeys, bpk, g.filter_bytes, g.k, threads,
@@ -224,9 +226,8 @@ main(int argc, char **argv)
 		if (!timed[w])
 			continue;
 		printf("%-20s %9.1f ms", way_names[w], medians[w]);
-		if (timed[copies_chosen ? 2 : 3])
-			printf("  (%.2fx the chosen threaded way)",
-				   medians[w] / medians[copies_chosen ? 2 : 3]);
+		if (timed[chosen])
+			printf("  (%.2fx the chosen threaded way)", medians[w] / medians[chosen]);
 		printf("\n");
 	}
 	return failed;

@@ -3,10 +3,9 @@
 # (src/pg/bloom_trace_pg.h).  bench/manycore_bench.sh writes a line
 # "bloom-mark NAME WORKERS" before each traced query; this prints one table
 # a query, its times in ms from the first row any process aggregated.
-# WORKERS, the workers the query asked for, is only printed; a mark without
-# it takes the variable's.
+# WORKERS, the workers the query asked for, is only printed.
 #
-#   awk -v workers=15 -f bench/lib/trace_steps.awk server.log
+#   awk -f bench/lib/trace_steps.awk server.log
 
 function stat_row(label, arr, n,   i, j, x, lo, hi, med) {
 	if (n == 0)
@@ -104,7 +103,7 @@ BEGIN { reset() }
 			flush_section()
 			reset()
 			section = $(i + 1)
-			section_workers = $(i + 2) ~ /^[0-9]+$/ ? $(i + 2) : workers
+			section_workers = $(i + 2)
 		}
 	next
 }
