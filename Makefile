@@ -18,7 +18,7 @@ CORE_OBJS = src/core/bloom_hash.o src/core/bloom_filter.o src/core/bloom_hex.o \
 	src/core/bloom_flatten.o
 OBJS = $(CORE_OBJS) \
 	src/pg/bloom_pg.o src/pg/bloom_type_io.o src/pg/bloom_type_ops.o \
-	src/pg/bloom_agg_state.o src/pg/bloom_agg.o src/pg/bloom_probe.o \
+	src/pg/bloom_agg_state.o src/pg/bloom_agg_handoff.o src/pg/bloom_agg.o src/pg/bloom_probe.o \
 	src/pg/bloom_filter_cache.o src/pg/bloom_combine.o src/pg/bloom_info.o \
 	src/pg/bloom_reserved.o src/pg/bloom_selfuncs.o src/pg/bloom_final_pg.o \
 	src/pg/bloom_key.o src/pg/bloom_module.o

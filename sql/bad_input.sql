@@ -231,6 +231,8 @@ SELECT label, r.*
     ('header cut short',      encode(substring(le_state(1, 0, 10, 0, '') FROM 1 FOR 15), 'base64')),
     ('version 0',             encode(le_state(0, 0, 10, 0, ''), 'base64')),
     ('version 3',             encode(le_state(3, 0, 10, 0, ''), 'base64')),
+    ('worker reference mark', encode('\x80'::bytea || prand('r1', 47), 'base64')),
+    ('leader reference mark', encode('\x81'::bytea || prand('r2', 47), 'base64')),
     ('v2 header cut short',   encode(substring(le_state2(0, 10, 0, 0, '') FROM 1 FOR 23), 'base64')),
     ('v2 flag set',           encode(le_state2(1, 10, 1, 1, '\xbe04741500'), 'base64')),
     ('v2 bits_per_key -1',    encode(le_state2(0, -1, 1, 1, '\xbe04741500'), 'base64')),

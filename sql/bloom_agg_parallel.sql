@@ -8,6 +8,8 @@ SET max_parallel_workers_per_gather = 0;
 CREATE TABLE serial_result AS
   SELECT NULL::int AS g, bloom_agg(k, 10)::text AS f FROM big
   UNION ALL SELECT g, bloom_agg(k, 10)::text FROM big GROUP BY g;
+CREATE TABLE serial_partial AS
+  SELECT bloom_agg_state_send(bloom_agg_partial(k, 10)) AS s FROM big;
 
 -- Forced parallel plan; the leader does not scan, so every key reaches the
 -- final through a worker's flattened state and the combine function.
@@ -27,6 +29,34 @@ EXPLAIN (COSTS OFF) SELECT g, bloom_agg(k, 10) FROM big GROUP BY g;
 SELECT count(*) AS groups, count(*) FILTER (WHERE p.f::text = s.f) AS same_as_serial
   FROM (SELECT g, bloom_agg(k, 10) AS f FROM big GROUP BY g) p
   JOIN serial_result s USING (g);
+-- The workers hand their hashes to the leader in the query's shared
+-- memory (each has more than 2^16); sent sorted and coded through the
+-- tuple queue instead, the bytes are the same.
+SHOW bloomfilter.parallel_handoff;
+SET bloomfilter.parallel_handoff = off;
+SELECT bloom_agg(k, 10)::text = (SELECT f FROM serial_result WHERE g IS NULL)
+  AS queued_equals_serial
+  FROM big;
+RESET bloomfilter.parallel_handoff;
+-- The two-phase state of a parallel plan is the serial one, byte for byte.
+SELECT bloom_agg_state_send(bloom_agg_partial(k, 10)) = (SELECT s FROM serial_partial)
+  AS parallel_partial_equals_serial
+  FROM big;
+-- The leader scanning too: its own state goes to the final where it lies.
+SET parallel_leader_participation = on;
+SELECT bloom_agg(k, 10)::text = (SELECT f FROM serial_result WHERE g IS NULL)
+  AS with_leader_equals_serial,
+       bloom_agg_state_send(bloom_agg_partial(k, 10)) = (SELECT s FROM serial_partial)
+  AS with_leader_partial_equals_serial
+  FROM big;
+-- A group of every key, sorted, its workers' references through a Gather
+-- Merge.
+SET enable_hashagg = off;
+EXPLAIN (COSTS OFF) SELECT i > 0 AS all_rows, bloom_agg(k, 10) FROM big GROUP BY 1;
+SELECT count(*) AS groups,
+       count(*) FILTER (WHERE f = (SELECT f FROM serial_result WHERE g IS NULL)) AS same_as_serial
+  FROM (SELECT i > 0 AS all_rows, bloom_agg(k, 10)::text AS f FROM big GROUP BY 1) p;
+RESET enable_hashagg;
 RESET parallel_leader_participation;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
@@ -53,4 +83,4 @@ SELECT count(*) AS groups,
        count(*) FILTER (WHERE n.f = o.f AND o.f = s.f) AS all_equal
   FROM partitionwise_on n JOIN partitionwise_off o USING (g) JOIN serial_result s USING (g);
 
-DROP TABLE big, serial_result, parted, partitionwise_on, partitionwise_off;
+DROP TABLE big, serial_result, serial_partial, parted, partitionwise_on, partitionwise_off;

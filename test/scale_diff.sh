@@ -13,10 +13,14 @@
 # `test/leveldb/leveldb_diff filter`; the filters' md5 must be equal, with
 # the final function's bits set on 1, 2 and 8 threads
 # (bloomfilter.max_final_threads; at 20 bits a key the filter is large
-# enough for threads), serially, with 2 workers, and with a lone worker
-# that sorts and codes its state on threads.  The two-phase state of all
-# keys (bloom_agg_partial), sorted and coded by one thread or by threads,
-# must be the same bytes, and bloom_agg_merge of it libleveldb's filter.
+# enough for threads), serially, with 2 workers (their states handed to
+# the leader in shared memory, as by default, and sorted, coded and sent
+# through the tuple queues, as with bloomfilter.parallel_handoff off), and
+# with a lone worker that sorts and codes its state on threads; the
+# leader's DEBUG1 lines must say which way the states went.  The
+# two-phase state of all keys (bloom_agg_partial), sorted and coded by one
+# thread or by threads, must be the same bytes, and bloom_agg_merge of it
+# libleveldb's filter.
 # Then as many keys with only 300,000 and only 1,000 distinct ones,
 # against `leveldb_diff filter-cycle`.
 #
@@ -40,7 +44,7 @@ while [ $# -gt 0 ]; do
 		shift 2
 		;;
 	-h | --help)
-		sed -n '3,22p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+		sed -n '3,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
 		exit 0
 		;;
 	*)
@@ -98,12 +102,16 @@ SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;"
 # keys on threads (a worker takes its share of the threads; on 2 CPUs
 # beside other sorting processes, that share is 1).
 worker="$parallel SET max_parallel_workers = 1; SET parallel_leader_participation = off;"
-# settings_for MODE THREADS: mode serial, parallel or worker, on THREADS
+# Parallel, the workers' states sorted, coded and sent through the tuple
+# queues rather than handed off in shared memory.
+queued="$parallel SET bloomfilter.parallel_handoff = off;"
+# settings_for MODE THREADS: mode serial, parallel, queued or worker, on THREADS
 settings_for() {
 	local mode
 	case $1 in
 	serial) mode=$serial ;;
 	parallel) mode=$parallel ;;
+	queued) mode=$queued ;;
 	worker) mode=$worker ;;
 	esac
 	echo "$mode SET bloomfilter.max_final_threads = $2;"
@@ -112,7 +120,7 @@ settings_for() {
 for bpk in 10 20; do
 	want=$("$tool" filter "$bpk" <"$WORK/keys.txt" 2>"$WORK/tool.log" | md5sum | cut -d' ' -f1)
 	sed 's/^/  /' "$WORK/tool.log"
-	for mode in serial parallel worker; do
+	for mode in serial parallel queued worker; do
 		for threads in 1 2 8; do
 			settings=$(settings_for $mode $threads)
 			explain="EXPLAIN (COSTS OFF)"
@@ -138,7 +146,7 @@ done
 # parallel workers' runs; one state's bytes, and libleveldb's filter.
 want=$("$tool" filter 10 <"$WORK/keys.txt" 2>/dev/null | md5sum | cut -d' ' -f1)
 states=''
-for mode in serial parallel worker; do
+for mode in serial parallel queued worker; do
 	for threads in 1 8; do
 		settings=$(settings_for $mode $threads)
 		got=$(q -c "$settings" -c "CREATE TEMP TABLE st AS SELECT bloom_agg_partial(k, 10) AS s FROM keys" \
@@ -152,10 +160,27 @@ for mode in serial parallel worker; do
 	done
 done
 if [ "$(tr ' ' '\n' <<<"$states" | sort -u | grep -c .)" -eq 1 ]; then
-	pass "bloom_agg_partial: one state's bytes on 1 and 8 threads, serially, in parallel and from a lone worker"
+	pass "bloom_agg_partial: one state's bytes on 1 and 8 threads, serially, in parallel (handed off or queued) and from a lone worker"
 else
 	fail "bloom_agg_partial: the states differ:$states"
 fi
+
+# Which way the states went: the leader says at DEBUG1 what it took from
+# shared memory (each worker's hashes, and its own state where it lies),
+# and says nothing of it when the hand-off is off.
+for mode in parallel queued; do
+	settings=$(settings_for $mode 2)
+	log=$(q -c "$settings SET client_min_messages = debug1;" -c "SELECT md5(bloom_agg(k, 10)::bytea) FROM keys" 2>&1 >/dev/null)
+	workers=$(grep -c "took [0-9]* hashes from parallel worker" <<<"$log" || true)
+	own=$(grep -c "took the parallel leader's own state" <<<"$log" || true)
+	if [ "$mode" = parallel ] && [ "$workers" -ge 1 ] && [ "$own" -eq 1 ]; then
+		pass "parallel: the leader took $workers workers' hashes from shared memory and its own state where it lies"
+	elif [ "$mode" = queued ] && [ "$workers" -eq 0 ] && [ "$own" -eq 0 ]; then
+		pass "queued: no state handed off with bloomfilter.parallel_handoff off"
+	else
+		fail "$mode: $workers workers' states and $own leader's state handed off: $(grep -i bloom <<<"$log" | head -5)"
+	fi
+done
 
 # Repeated keys: the states sort their buffers into runs of distinct
 # hashes and merge them (300,000 distinct keys), or hold a few distinct

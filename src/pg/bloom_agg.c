@@ -57,8 +57,12 @@ new_writable_state(FunctionCallInfo fcinfo, int32 bits_per_key, const char *func
 
 	BLOOM_TRACE_LOG("new state %s", funcname);
 	if (PG_ARGISNULL(0))
-		return bloom_agg_state_create(aggregate_context(fcinfo, funcname),
-									  bits_per_key);
+	{
+		state = bloom_agg_state_create(aggregate_context(fcinfo, funcname),
+									   bits_per_key);
+		bloom_handoff_target(fcinfo, &state->handoff);
+		return state;
+	}
 
 	bloom_agg_state_view(PG_GETARG_DATUM(0), &input);
 	state = bloom_agg_state_create(aggregate_context(fcinfo, funcname),
@@ -149,6 +153,9 @@ bloom_agg_combinefn(PG_FUNCTION_ARGS)
 {
 	BloomAggState *state;
 	BloomAggStateView other;
+	BloomHandoffHashes shared;
+	bool		handed_off;
+	int32		bits_per_key;
 
 	if (PG_ARGISNULL(1))
 	{
@@ -156,16 +163,34 @@ bloom_agg_combinefn(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
 	}
-	bloom_agg_state_view(PG_GETARG_DATUM(1), &other);
+	/* a parallel worker's state handed off in shared memory, or any other */
+	handed_off = bloom_handoff_is_reference(PG_GETARG_DATUM(1));
+	if (handed_off)
+	{
+		BLOOM_TRACE_LOG("absorb start");
+		bloom_handoff_read(fcinfo, PG_GETARG_DATUM(1), &shared);
+		bits_per_key = shared.bits_per_key;
+	}
+	else
+	{
+		bloom_agg_state_view(PG_GETARG_DATUM(1), &other);
+		bits_per_key = other.bits_per_key;
+	}
 
 	if (PG_ARGISNULL(0))
 		state = bloom_agg_state_create(aggregate_context(fcinfo, "bloom_agg_combinefn"),
-									   other.bits_per_key);
+									   bits_per_key);
 	else
-		state = writable_state(fcinfo, other.bits_per_key, "bloom_agg_combinefn");
-	check_same_bits_per_key(state->bits_per_key, other.bits_per_key);
+		state = writable_state(fcinfo, bits_per_key, "bloom_agg_combinefn");
+	check_same_bits_per_key(state->bits_per_key, bits_per_key);
 
-	bloom_agg_state_absorb(state, PG_GETARG_DATUM(1));
+	if (handed_off)
+	{
+		bloom_agg_state_absorb_shared(state, &shared);
+		BLOOM_TRACE_LOG("absorb end hashes=" UINT64_FORMAT, shared.nhashes);
+	}
+	else
+		bloom_agg_state_absorb(state, PG_GETARG_DATUM(1));
 	PG_RETURN_DATUM(EOHPGetRWDatum(&state->hdr));
 }
 

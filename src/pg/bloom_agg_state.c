@@ -237,6 +237,14 @@ run_as_hash_run(const BloomAggRun *run, bloom_hash_run *out,
 	}
 }
 
+static void
+shared_as_hash_run(const BloomAggShared *shared, bloom_hash_run *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->hashes = shared->hashes;
+	out->n = shared->nhashes;
+}
+
 /*
  * A new run of the distinct hashes of parts, made in the scratch (the
  * parts copied, then sorted in place with the rest as the sort's scratch).
@@ -479,6 +487,13 @@ append_hashes(BloomAggState *state, const uint32 *hashes, uint64 nhashes)
 	}
 }
 
+/* Every hash a state holds: its runs', its buffer's and shared ones. */
+static uint64
+state_hashes(const BloomAggState *state)
+{
+	return state->nrun_hashes + state->nbuffered + state->nshared_hashes;
+}
+
 /*
  * The distinct hashes of every run and chunk, sorted, into a new area
  * (freed by bloom_free_hashes) that *ndistinct of them fill: what the flat form
@@ -498,9 +513,12 @@ sorted_distinct_hashes(BloomAggState *state, uint64 *ndistinct)
 	uint32	   *out;
 	BloomAggRun *run;
 	BloomAggChunk *chunk;
+	BloomAggShared *shared;
 	int			n = 0;
 
 	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
+		nparts++;
+	for (shared = state->shared; shared != NULL; shared = shared->next)
 		nparts++;
 	/* in the state's context: the caller's may not allow pfree */
 	parts = MemoryContextAlloc(state->hdr.eoh_context, nparts * sizeof(uint32 *));
@@ -526,8 +544,13 @@ sorted_distinct_hashes(BloomAggState *state, uint64 *ndistinct)
 		parts[n] = chunk->hashes;
 		lens[n] = chunk->nhashes;
 	}
+	for (shared = state->shared; shared != NULL; shared = shared->next, n++)
+	{
+		parts[n] = shared->hashes;
+		lens[n] = shared->nhashes;
+	}
 	out = bloom_alloc_hashes(state->hdr.eoh_context, 0,
-					   Max(state->nrun_hashes + state->nbuffered, 1));
+					   Max(state_hashes(state), 1));
 	*ndistinct = bloom_sort_unique_parts(parts, lens, nparts, out,
 										 scratch_for(state, BLOOM_SORT_TMP_MIN),
 										 BLOOM_SORT_TMP_MIN);
@@ -606,10 +629,10 @@ parallel_sorting_processes(void)
 static unsigned
 flatten_threads(const BloomAggState *state)
 {
-	uint64		nhashes = state->nrun_hashes + state->nbuffered;
+	uint64		nhashes = state_hashes(state);
 	uint64		by_hashes = nhashes / FLATTEN_MIN_HASHES_PER_THREAD;
 	unsigned	max = Min((unsigned) bloom_max_final_threads, bloom_available_cpus());
-	bool		absorbed = false;
+	bool		absorbed = state->shared != NULL;
 
 	for (const BloomAggRun *run = state->runs; run != NULL; run = run->next)
 		absorbed |= run->coded;
@@ -701,12 +724,16 @@ make_flat_on_threads(BloomAggState *state, unsigned nthreads)
 
 	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
 		nchunks++;
+	for (BloomAggShared *shared = state->shared; shared != NULL; shared = shared->next)
+		nchunks++;
 	runs = MemoryContextAlloc(cxt, (state->nruns + nchunks) * sizeof(bloom_hash_run));
 	for (run = state->runs; run != NULL; run = run->next)
 		run_as_hash_run(run, &runs[n++],
 						run->coded ? bloom_alloc_hashes(cxt, 0, Max(run->nhashes, 1)) : NULL);
 	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
 		run_as_hash_run(chunk, &runs[n++], NULL);
+	for (BloomAggShared *shared = state->shared; shared != NULL; shared = shared->next)
+		shared_as_hash_run(shared, &runs[n++]);
 
 	if (bloom_flatten_start(&job, runs, n, nthreads) != BLOOM_OK)
 		status = BLOOM_ERR_THREAD;
@@ -725,6 +752,66 @@ make_flat_on_threads(BloomAggState *state, unsigned nthreads)
 			 bloom_status_message(status));
 	state->flat = flat;
 	state->flat_size = VARHDRSZ + BLOOM_STATE_V2_HEADER_BYTES + code_len;
+	state->flat_nkeys = state->nkeys;
+	return true;
+}
+
+/*
+ * A parallel worker's state going to its leader: its hashes handed off in
+ * the query's shared memory, the flat form a reference to them, when the
+ * state is large enough to be worth it and the memory is there.
+ */
+static bool
+try_handoff(BloomAggState *state)
+{
+	uint64		nhashes = state_hashes(state);
+	bloom_hash_run *parts;
+	uint8	   *reference;
+	BloomAggRun *run;
+	BloomAggChunk *chunk;
+	int			nparts = 0;
+	bool		shared;
+
+	if (state->handoff.local && state->shared == NULL)
+	{
+		/* the leader's own: read where it lies, sorted and coded or not */
+		reference = MemoryContextAlloc(state->hdr.eoh_context, BLOOM_HANDOFF_REF_SIZE);
+		bloom_handoff_local(state, state->hdr.eoh_context, state->bits_per_key,
+							state->nkeys, reference);
+		state->flat = reference;
+		state->flat_size = BLOOM_HANDOFF_REF_SIZE;
+		state->flat_nkeys = state->nkeys;
+		BLOOM_TRACE_LOG("handoff local hashes=" UINT64_FORMAT, nhashes);
+		return true;
+	}
+	if (state->handoff.area == NULL || nhashes < BLOOM_HANDOFF_MIN_HASHES ||
+		state->shared != NULL)
+		return false;
+	for (run = state->runs; run != NULL; run = run->next)
+	{
+		if (run->coded)
+			return false;
+		nparts++;
+	}
+	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
+		nparts++;
+	parts = MemoryContextAlloc(state->hdr.eoh_context, nparts * sizeof(bloom_hash_run));
+	nparts = 0;
+	for (run = state->runs; run != NULL; run = run->next)
+		run_as_hash_run(run, &parts[nparts++], NULL);
+	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
+		run_as_hash_run(chunk, &parts[nparts++], NULL);
+	reference = MemoryContextAlloc(state->hdr.eoh_context, BLOOM_HANDOFF_REF_SIZE);
+	shared = bloom_handoff_share(&state->handoff, state->bits_per_key, state->nkeys,
+								 parts, nparts, nhashes, reference);
+	pfree(parts);
+	if (!shared)
+	{
+		pfree(reference);
+		return false;
+	}
+	state->flat = reference;
+	state->flat_size = BLOOM_HANDOFF_REF_SIZE;
 	state->flat_nkeys = state->nkeys;
 	return true;
 }
@@ -749,14 +836,16 @@ make_flat(BloomAggState *state)
 	BLOOM_TRACE_LOG("flat start keys=" UINT64_FORMAT " runs=%d buffered=" UINT64_FORMAT,
 					state->nkeys, state->nruns, state->nbuffered);
 
-	if (state->nbuffered == 0 && state->nruns == 1 &&
+	if (try_handoff(state))
+		return;
+	if (state->nbuffered == 0 && state->nruns == 1 && state->shared == NULL &&
 		state->runs->sorted && !state->runs->coded)
 	{
 		/* one sorted run already: coded as it is */
 		hashes = state->runs->hashes;
 		ndistinct = state->runs->nhashes;
 	}
-	else if (state->nbuffered == 0 && state->nruns == 0)
+	else if (state->nbuffered == 0 && state->nruns == 0 && state->shared == NULL)
 	{
 		hashes = NULL;
 		ndistinct = 0;
@@ -907,13 +996,17 @@ bloom_agg_state_view(Datum d, BloomAggStateView *view)
 		BloomAggChunk *chunk;
 		int			n = 0;
 
+		BloomAggShared *shared;
+
 		view->bits_per_key = state->bits_per_key;
 		view->nkeys = state->nkeys;
-		view->nhashes = state->nrun_hashes + state->nbuffered;
-		view->sorted = state->nbuffered == 0;
+		view->nhashes = state_hashes(state);
+		view->sorted = state->nbuffered == 0 && state->shared == NULL;
 		for (run = state->runs; run != NULL; run = run->next)
 			view->sorted &= run->sorted;
 		for (chunk = state->first; chunk != NULL; chunk = chunk->next)
+			n++;
+		for (shared = state->shared; shared != NULL; shared = shared->next)
 			n++;
 		view->runs = palloc((state->nruns + n) * sizeof(bloom_hash_run));
 		n = 0;
@@ -923,6 +1016,8 @@ bloom_agg_state_view(Datum d, BloomAggStateView *view)
 		for (chunk = state->first; chunk != NULL; chunk = chunk->next)
 			if (chunk->nhashes > 0)
 				run_as_hash_run(chunk, &view->runs[n++], NULL);
+		for (shared = state->shared; shared != NULL; shared = shared->next)
+			shared_as_hash_run(shared, &view->runs[n++]);
 		view->nruns = n;
 		return;
 	}
@@ -955,6 +1050,60 @@ bloom_agg_state_view(Datum d, BloomAggStateView *view)
 #endif
 }
 
+static void
+add_shared(BloomAggState *state, const uint32 *hashes, uint64 nhashes)
+{
+	BloomAggShared *shared = MemoryContextAlloc(state->hdr.eoh_context,
+												sizeof(BloomAggShared));
+
+	shared->hashes = hashes;
+	shared->nhashes = nhashes;
+	shared->next = state->shared;
+	state->shared = shared;
+	state->nshared_hashes += nhashes;
+}
+
+/*
+ * The parallel leader's own plain partial state, read where it lies (by
+ * reference, or as the read-only value its aggregate hands up): it lives
+ * until its aggregate is reset, which comes after the Finalize Aggregate
+ * above it is done with every state (a rescan resets the Finalize
+ * Aggregate first).  False, with nothing done, for a state with coded
+ * runs, which must be decoded into memory of the absorbing state's own.
+ */
+static bool
+absorb_local(BloomAggState *state, const BloomAggState *local)
+{
+	Assert(local != state && local->handoff.local);
+	for (const BloomAggRun *run = local->runs; run != NULL; run = run->next)
+		if (run->coded)
+			return false;
+	count_keys(state, local->nkeys);
+	for (const BloomAggRun *run = local->runs; run != NULL; run = run->next)
+		add_shared(state, run->hashes, run->nhashes);
+	for (const BloomAggChunk *chunk = local->first; chunk != NULL; chunk = chunk->next)
+		if (chunk->nhashes > 0)
+			add_shared(state, chunk->hashes, chunk->nhashes);
+	for (const BloomAggShared *entry = local->shared; entry != NULL; entry = entry->next)
+		add_shared(state, entry->hashes, entry->nhashes);
+	elog(DEBUG1, "bloom_agg: took the parallel leader's own state where it lies");
+	return true;
+}
+
+void
+bloom_agg_state_absorb_shared(BloomAggState *state, const BloomHandoffHashes *shared)
+{
+	BloomAggState *local = shared->local_state;
+
+	if (local == NULL)
+	{
+		count_keys(state, shared->nkeys);
+		add_shared(state, shared->hashes, shared->nhashes);
+	}
+	else if (!absorb_local(state, local))
+		bloom_agg_state_absorb(state, EOHPGetRODatum(&local->hdr));
+}
+
 void
 bloom_agg_state_absorb(BloomAggState *state, Datum other)
 {
@@ -964,6 +1113,8 @@ bloom_agg_state_absorb(BloomAggState *state, Datum other)
 	const uint8 *bytes;
 
 	Assert(expanded != state);
+	if (expanded != NULL && expanded->handoff.local && absorb_local(state, expanded))
+		return;
 	if (expanded != NULL)
 	{
 		BloomAggRun *run;
@@ -986,6 +1137,8 @@ bloom_agg_state_absorb(BloomAggState *state, Datum other)
 		}
 		for (chunk = expanded->first; chunk != NULL; chunk = chunk->next)
 			append_hashes(state, chunk->hashes, chunk->nhashes);
+		for (BloomAggShared *shared = expanded->shared; shared != NULL; shared = shared->next)
+			add_shared(state, shared->hashes, shared->nhashes);
 		merge_runs_if_worth_it(state);
 		return;
 	}

@@ -30,6 +30,7 @@
 
 #include "utils/expandeddatum.h"
 
+#include "bloom_agg_handoff.h"
 #include "bloom_core.h"
 #include "bloom_final.h"
 #include "bloom_kmv.h"
@@ -60,6 +61,18 @@ typedef struct BloomAggChunk
 typedef BloomAggChunk BloomAggRun;
 
 /*
+ * A parallel worker's hashes, as it handed them off in the query's shared
+ * memory (bloom_agg_handoff.h): read where they lie, in no order, by the
+ * final or by a flatten, and never merged with the runs.
+ */
+typedef struct BloomAggShared
+{
+	struct BloomAggShared *next;
+	const uint32 *hashes;
+	uint64		nhashes;
+} BloomAggShared;
+
+/*
  * Buffered hashes become a run when there are this many: 4 MB, sorted with
  * as much scratch, a small part of the CPU's caches' reach.
  */
@@ -76,6 +89,10 @@ typedef struct BloomAggState
 	BloomAggRun *runs;
 	int			nruns;
 	uint64		nrun_hashes;	/* in all runs */
+	BloomAggShared *shared;		/* in a parallel leader's combined state */
+	uint64		nshared_hashes;
+	/* a worker's partial state: where it may be handed off, if anywhere */
+	BloomHandoffTarget handoff;
 	/*
 	 * The smallest distinct hashes of all runs, at most BLOOM_KMV_SIZE: a
 	 * sketch of how many distinct hashes the runs hold together, which says
@@ -157,6 +174,10 @@ bloom_agg_state_append(BloomAggState *state, uint32 hash)
 
 /* Add every key of another state datum (which must not be state itself). */
 extern void bloom_agg_state_absorb(BloomAggState *state, Datum other);
+
+/* Add a parallel worker's handed-off hashes, read where they lie. */
+extern void bloom_agg_state_absorb_shared(BloomAggState *state,
+										  const BloomHandoffHashes *shared);
 
 BLOOM_END_PRIVATE
 

@@ -16,6 +16,7 @@ BLOOM_SERVER_HEADERS_BEGIN
 #include "utils/guc.h"
 BLOOM_SERVER_HEADERS_END
 
+#include "bloom_agg_handoff.h"
 #include "bloom_final.h"
 #include "bloom_pg.h"
 
@@ -40,5 +41,11 @@ _PG_init(void)
 							&bloom_max_final_threads,
 							(int) bloom_available_cpus(), 1, BLOOM_MAX_FINAL_THREADS,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("bloomfilter.parallel_handoff",
+							 "Lets parallel workers hand bloom_agg's hashes to the leader in the query's shared memory.",
+							 "Off, or where /dev/shm lacks the room, a worker's state is sorted, coded and sent through the tuple queue.",
+							 &bloom_parallel_handoff,
+							 true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	bloom_reserve_guc_prefix("bloomfilter");
 }

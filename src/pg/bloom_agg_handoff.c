@@ -1,0 +1,344 @@
+/*
+ * bloom_agg_handoff.c
+ *		A parallel worker's state handed to its leader in the parallel
+ *		query's shared memory (bloom_agg_handoff.h).
+ *
+ * The worker copies its hashes into one allocation of the query's DSA,
+ * after a header that repeats the reference's token and count, and sends
+ * the reference through the tuple queue as its state.  The leader's
+ * combine function finds the DSA of the Gather (or Gather Merge) that ran
+ * the worker by the plan node id the reference carries, below its own
+ * Aggregate, maps the allocation and checks the header.  Nothing frees the
+ * allocation: the area goes with the Gather's shutdown at the query's end,
+ * or at a rescan's (a query that reruns the parallel aggregate holds one
+ * copy per run until then, which the room check below takes into account
+ * as it takes any other use of shared memory).
+ */
+#include "postgres.h"
+
+#include "bloom_compat.h"
+
+#include <sys/statvfs.h>
+
+BLOOM_SERVER_HEADERS_BEGIN
+#include "access/parallel.h"
+#include "access/xact.h"
+#include "executor/execParallel.h"
+#include "nodes/execnodes.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "storage/dsm_impl.h"
+#include "utils/lsyscache.h"
+#include "utils/timestamp.h"
+BLOOM_SERVER_HEADERS_END
+#include "miscadmin.h"
+
+#include "bloom_agg_handoff.h"
+#include "bloom_trace_pg.h"
+
+bool		bloom_parallel_handoff = true;
+
+/* A reference's first byte: no version of bloom_state.h's format. */
+#define SHARED_MARK			0x80	/* a worker's hashes in shared memory */
+#define LOCAL_MARK			0x81	/* the leader's own state */
+
+/* The flat form of a reference (native byte order: it never leaves the host). */
+typedef struct HandoffReference
+{
+	uint8		mark;			/* SHARED_MARK or LOCAL_MARK */
+	uint8		reserved[3];	/* 0 */
+	int32		bits_per_key;
+	uint64		nkeys;
+	uint64		nhashes;
+	uint64		token;			/* also in the allocation's header */
+	uint64		pointer;		/* dsa_pointer of the allocation, or the state */
+	int32		plan_node_id;	/* a local reference's: the leader's pid */
+	int32		worker;			/* ParallelWorkerNumber (-1: the leader) */
+} HandoffReference;
+
+StaticAssertDecl(BLOOM_HANDOFF_REF_SIZE == VARHDRSZ + sizeof(HandoffReference),
+				 "BLOOM_HANDOFF_REF_SIZE must match the reference's layout");
+
+/* The allocation in shared memory: this header, then the hashes. */
+typedef struct HandoffHeader
+{
+	uint64		token;
+	uint64		nhashes;
+} HandoffHeader;
+
+void
+bloom_handoff_target(FunctionCallInfo fcinfo, BloomHandoffTarget *target)
+{
+	AggState   *aggstate;
+	Aggref	   *aggref;
+	EState	   *estate;
+
+	target->area = NULL;
+	target->plan_node_id = -1;
+	target->local = false;
+	if (!bloom_parallel_handoff || !IsInParallelMode() ||
+		fcinfo->context == NULL || !IsA(fcinfo->context, AggState))
+		return;
+	aggstate = (AggState *) fcinfo->context;
+	/*
+	 * Only a partial aggregate's state goes to a Finalize Aggregate (which
+	 * always runs in the leader, above the Gather); and only our own
+	 * aggregate's: a wrapper that calls our transition function inside its
+	 * own state (Citus's worker_partial_agg) has another transition type,
+	 * and its state goes wherever the wrapper sends it.
+	 */
+	if (aggstate->aggsplit != AGGSPLIT_INITIAL_SERIAL)
+		return;
+	aggref = AggGetAggref(fcinfo);
+	if (aggref == NULL ||
+		aggref->aggtranstype != get_fn_expr_rettype(fcinfo->flinfo))
+		return;
+	if (!IsParallelWorker())
+	{
+		target->local = aggstate->aggstrategy == AGG_PLAIN;
+		return;
+	}
+	estate = aggstate->ss.ps.state;
+	if (estate->es_query_dsa == NULL || estate->es_plannedstmt == NULL ||
+		estate->es_plannedstmt->planTree == NULL)
+		return;
+	target->area = estate->es_query_dsa;
+	target->plan_node_id = estate->es_plannedstmt->planTree->plan_node_id;
+}
+
+/*
+ * Whether shared memory has room for this worker's bytes, and as much
+ * again for each other process of the query: true only where dynamic shared
+ * memory is POSIX shared memory in /dev/shm (Linux's default), with at
+ * least twice that free.  A full /dev/shm (a container's, often 64 MB)
+ * makes the allocation raise an error that nothing can catch and turn into
+ * the queued path, so its room is checked first; other kinds of dynamic
+ * shared memory take the queued path.
+ */
+static bool
+shared_memory_has_room(uint64 bytes)
+{
+	struct statvfs fs;
+	uint64		free_bytes;
+	uint64		processes = (uint64) Max(max_parallel_workers_per_gather, 1) + 1;
+
+	if (dynamic_shared_memory_type != DSM_IMPL_POSIX)
+		return false;
+	if (statvfs("/dev/shm", &fs) != 0)
+		return false;
+	free_bytes = (uint64) fs.f_bavail * (uint64) fs.f_frsize;
+	return bytes <= free_bytes / 2 / processes;
+}
+
+bool
+bloom_handoff_share(const BloomHandoffTarget *target, int32 bits_per_key,
+					uint64 nkeys, const bloom_hash_run *parts, int nparts,
+					uint64 nhashes, uint8 *ref)
+{
+	static uint64 tokens = 0;
+	uint64		bytes = sizeof(HandoffHeader) + nhashes * sizeof(uint32);
+	dsa_pointer pointer;
+	HandoffHeader *header;
+	uint32	   *hashes;
+	HandoffReference reference;
+
+	if (target->area == NULL || !shared_memory_has_room(bytes))
+	{
+		elog(DEBUG1, "bloom_agg: parallel worker %d sends its " UINT64_FORMAT " hashes through the tuple queue",
+			 ParallelWorkerNumber, nhashes);
+		return false;
+	}
+	pointer = dsa_allocate_extended(target->area, bytes,
+									DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+	if (!DsaPointerIsValid(pointer))
+		return false;
+	header = dsa_get_address(target->area, pointer);
+	hashes = (uint32 *) (header + 1);
+	for (int i = 0; i < nparts; i++)
+	{
+		Assert(parts[i].code == NULL);
+		memcpy(hashes, parts[i].hashes, parts[i].n * sizeof(uint32));
+		hashes += parts[i].n;
+	}
+	Assert(hashes == (uint32 *) (header + 1) + nhashes);
+
+	/* unique in this query: the worker's pid, the time, a counter */
+	header->token = ((uint64) MyProcPid << 40) ^ (uint64) GetCurrentTimestamp() ^ ++tokens;
+	header->nhashes = nhashes;
+	memset(&reference, 0, sizeof(reference));
+	reference.mark = SHARED_MARK;
+	reference.bits_per_key = bits_per_key;
+	reference.nkeys = nkeys;
+	reference.nhashes = nhashes;
+	reference.token = header->token;
+	reference.pointer = (uint64) pointer;
+	reference.plan_node_id = target->plan_node_id;
+	reference.worker = ParallelWorkerNumber;
+	SET_VARSIZE(ref, BLOOM_HANDOFF_REF_SIZE);
+	memcpy(ref + VARHDRSZ, &reference, sizeof(reference));
+	BLOOM_TRACE_LOG("handoff shared hashes=" UINT64_FORMAT, nhashes);
+	return true;
+}
+
+/*
+ * The leader's states with a reference out, each listed until its memory
+ * context is reset: a reference is read only if its state is still here.
+ */
+typedef struct LocalEntry
+{
+	struct LocalEntry *next;
+	uint64		token;
+	void	   *state;
+	MemoryContextCallback on_reset;
+} LocalEntry;
+
+static LocalEntry *local_entries = NULL;
+
+static void
+forget_local(void *arg)
+{
+	LocalEntry *entry = (LocalEntry *) arg;
+
+	for (LocalEntry **link = &local_entries; *link != NULL; link = &(*link)->next)
+		if (*link == entry)
+		{
+			*link = entry->next;
+			return;
+		}
+}
+
+void
+bloom_handoff_local(void *state, MemoryContext cxt, int32 bits_per_key,
+					uint64 nkeys, uint8 *ref)
+{
+	static uint64 tokens = 0;
+	LocalEntry *entry = MemoryContextAlloc(cxt, sizeof(LocalEntry));
+	HandoffReference reference;
+
+	entry->token = ++tokens;
+	entry->state = state;
+	entry->on_reset.func = forget_local;
+	entry->on_reset.arg = entry;
+	MemoryContextRegisterResetCallback(cxt, &entry->on_reset);
+	entry->next = local_entries;
+	local_entries = entry;
+
+	memset(&reference, 0, sizeof(reference));
+	reference.mark = LOCAL_MARK;
+	reference.bits_per_key = bits_per_key;
+	reference.nkeys = nkeys;
+	reference.token = entry->token;
+	reference.pointer = (uint64) (uintptr_t) state;
+	reference.plan_node_id = MyProcPid;
+	reference.worker = -1;
+	SET_VARSIZE(ref, BLOOM_HANDOFF_REF_SIZE);
+	memcpy(ref + VARHDRSZ, &reference, sizeof(reference));
+}
+
+/*
+ * A reference's bytes, if d is one: a short value from a tuple, or a
+ * state's flat form.  A reference is never compressed or stored out of
+ * line (48 bytes, and never stored).
+ */
+static bool
+reference_bytes(Datum d, HandoffReference *reference)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(d);
+
+	if (VARATT_IS_EXTENDED(v) && !VARATT_IS_SHORT(v))
+		return false;
+	if (VARSIZE_ANY_EXHDR(v) != sizeof(HandoffReference) ||
+		(*(const uint8 *) VARDATA_ANY(v) != SHARED_MARK &&
+		 *(const uint8 *) VARDATA_ANY(v) != LOCAL_MARK))
+		return false;
+	memcpy(reference, VARDATA_ANY(v), sizeof(HandoffReference));
+	return true;
+}
+
+bool
+bloom_handoff_is_reference(Datum d)
+{
+	HandoffReference reference;
+
+	return reference_bytes(d, &reference);
+}
+
+typedef struct GatherSearch
+{
+	int			plan_node_id;
+	dsa_area   *area;
+} GatherSearch;
+
+/* Find the Gather or Gather Merge whose workers ran the plan node given. */
+static bool
+find_gather_area(PlanState *planstate, void *context)
+{
+	GatherSearch *search = (GatherSearch *) context;
+	struct ParallelExecutorInfo *pei = NULL;
+
+	if (planstate == NULL)
+		return false;
+	if (IsA(planstate, GatherState))
+		pei = ((GatherState *) planstate)->pei;
+	else if (IsA(planstate, GatherMergeState))
+		pei = ((GatherMergeState *) planstate)->pei;
+	if (pei != NULL && outerPlanState(planstate) != NULL &&
+		outerPlanState(planstate)->plan->plan_node_id == search->plan_node_id)
+	{
+		search->area = pei->area;
+		return true;
+	}
+	return planstate_tree_walker(planstate, find_gather_area, context);
+}
+
+void
+bloom_handoff_read(FunctionCallInfo fcinfo, Datum d, BloomHandoffHashes *out)
+{
+	HandoffReference reference;
+	GatherSearch search;
+	const HandoffHeader *header;
+
+	if (!reference_bytes(d, &reference))
+		elog(ERROR, "bloom_agg_state value is not a parallel query's reference");
+	if (reference.reserved[0] != 0 || reference.reserved[1] != 0 ||
+		reference.reserved[2] != 0 || reference.nhashes > reference.nkeys ||
+		reference.bits_per_key < 0)
+		elog(ERROR, "a parallel query's bloom_agg reference is damaged");
+	memset(out, 0, sizeof(*out));
+	out->bits_per_key = reference.bits_per_key;
+	out->nkeys = reference.nkeys;
+
+	if (reference.mark == LOCAL_MARK)
+	{
+		LocalEntry *entry;
+
+		for (entry = local_entries; entry != NULL; entry = entry->next)
+			if (entry->token == reference.token &&
+				(uint64) (uintptr_t) entry->state == reference.pointer)
+				break;
+		if (entry == NULL || reference.plan_node_id != MyProcPid)
+			elog(ERROR, "bloom_agg found no state for the parallel leader's reference");
+		out->local_state = entry->state;
+		return;
+	}
+	if (reference.nhashes == 0)
+		elog(ERROR, "parallel worker %d's bloom_agg reference is damaged", reference.worker);
+
+	search.plan_node_id = reference.plan_node_id;
+	search.area = NULL;
+	if (fcinfo->context != NULL && IsA(fcinfo->context, AggState))
+		(void) find_gather_area((PlanState *) fcinfo->context, &search);
+	if (search.area == NULL)
+		elog(ERROR, "bloom_agg found no shared memory for parallel worker %d's state",
+			 reference.worker);
+	header = dsa_get_address(search.area, (dsa_pointer) reference.pointer);
+	if (header == NULL || header->token != reference.token ||
+		header->nhashes != reference.nhashes)
+		elog(ERROR, "parallel worker %d's bloom_agg state is not where its reference says",
+			 reference.worker);
+
+	out->nhashes = reference.nhashes;
+	out->hashes = (const uint32 *) (header + 1);
+	elog(DEBUG1, "bloom_agg: took " UINT64_FORMAT " hashes from parallel worker %d's shared memory",
+		 reference.nhashes, reference.worker);
+}
