@@ -154,11 +154,17 @@ declare -A QUERY=(
 	[floor]="SELECT count(*) FILTER (WHERE k <~ bloom_empty(1, 10)) FROM k"
 	[bloom_agg]="SELECT length(bloom_agg(k, 10)::bytea) FROM k"
 	[partial]="SELECT pg_column_size(bloom_agg_partial(k, 10)) FROM k"
+	[queued]="SELECT length(bloom_agg(k, 10)::bytea) FROM k"
 )
-NAMES=(count floor bloom_agg partial)
+# bloom_agg with the workers' states sorted, coded and sent through the
+# tuple queues, as before the hand-off in shared memory: set before the
+# query's mark and reset after its time, so neither statement is timed.
+declare -A BEFORE=([queued]="SET bloomfilter.parallel_handoff = off;")
+declare -A AFTER=([queued]="RESET bloomfilter.parallel_handoff;")
+NAMES=(count floor bloom_agg queued partial)
 if [ -n "$HLL" ]; then
 	QUERY[hll]="SELECT hll_cardinality(hll_add_agg(hll_hash_text(k))) FROM k"
-	NAMES=(count hll floor bloom_agg partial)
+	NAMES=(count hll floor bloom_agg queued partial)
 fi
 set_workers() {
 	echo "SET max_parallel_workers_per_gather = $1; SET parallel_setup_cost = 0; SET min_parallel_table_scan_size = 0; SET parallel_leader_participation = on;"
@@ -186,8 +192,10 @@ for w in "${counts[@]}"; do
 		printf '%s\n' '\timing on'
 		for round in $(seq 1 "$REPS"); do
 			for q in "${NAMES[@]}"; do
+				echo "${BEFORE[$q]-}"
 				echo "\\echo @ $q"
 				echo "${QUERY[$q]};"
+				echo "${AFTER[$q]-}"
 			done
 		done
 		# the filter's bytes, for the identity check (untimed)
@@ -216,8 +224,8 @@ checks_failed=0
 	echo
 	echo "#### Scaling over parallel workers, $KEYS keys, ms (the lower of $REPS)"
 	echo
-	echo "| workers | launched | count(k) | hll_add_agg | floor | bloom_agg | bloom_agg / hll (≤ 1.5) | bloom_agg_partial | partial / bloom_agg (≤ 1) | bloom_agg speed-up |"
-	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	echo "| workers | launched | count(k) | hll_add_agg | floor | bloom_agg | bloom_agg / hll (≤ 1.5) | bloom_agg_partial | partial / bloom_agg (≤ 1) | bloom_agg speed-up | bloom_agg, states queued | bloom_agg / queued |"
+	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	awk -F'|' '
 		function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
 		function cell(q, w) { return ((q, w) in t) ? sprintf("%.0f", t[q, w]) : "-" }
@@ -228,11 +236,12 @@ checks_failed=0
 		END {
 			for (i = 1; i <= n; i++) {
 				w = order[i]
-				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w, launched[w],
+				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w, launched[w],
 					cell("count", w), cell("hll", w), cell("floor", w), cell("bloom_agg", w),
 					ratio(t["bloom_agg", w], t["hll", w]), cell("partial", w),
 					ratio(t["partial", w], t["bloom_agg", w]),
-					ratio(t["bloom_agg", order[1]], t["bloom_agg", w])
+					ratio(t["bloom_agg", order[1]], t["bloom_agg", w]),
+					cell("queued", w), ratio(t["bloom_agg", w], t["queued", w])
 			}
 		}' "$WORK/times"
 	[ "${#skipped[@]}" -eq 0 ] || echo "skipped worker counts: ${skipped[*]} (the machine has $CORES CPUs)"
@@ -263,9 +272,9 @@ if [ -n "$TRACE_LIB" ]; then
 	swap_lib "$TRACE_LIB"
 	# whatever happens, the installed library is put back
 	for w in ${TRACE_WORKERS//,/ }; do
-		for q in bloom_agg partial; do
+		for q in bloom_agg queued partial; do
 			psql_c "DO \$\$BEGIN RAISE LOG 'bloom-mark $q $w'; END\$\$" >/dev/null || true
-			psql_c "$(set_workers "$w") ${QUERY[$q]}" >/dev/null || true
+			psql_c "$(set_workers "$w") ${BEFORE[$q]-} ${QUERY[$q]}" >/dev/null || true
 		done
 	done
 	psql_c "DO \$\$BEGIN RAISE LOG 'bloom-mark end'; END\$\$" >/dev/null || true
@@ -275,7 +284,7 @@ if [ -n "$TRACE_LIB" ]; then
 	tee -a "$OUT" <"$WORK/steps.md"
 	# each traced query's table has its workers' and its leader's steps
 	for w in ${TRACE_WORKERS//,/ }; do
-		for q in bloom_agg partial; do
+		for q in bloom_agg queued partial; do
 			if awk -v head="#### Steps of $q, $w workers " 'index($0, head) == 1 {on = 1}
 					on && /workers: state ready to send/ {w = 1}
 					on && /leader: (final function returns|state coded)/ {l = 1}

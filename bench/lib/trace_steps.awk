@@ -50,8 +50,10 @@ function flush_section(   p, n, t0, a, i, leader, absorbs, absorb_sum, first_abs
 	stat_row("workers: threads sorting and coding, where more than one (count)", a, n)
 	n = 0; for (p in flat_sorted) if (role[p] == "worker") a[++n] = flat_sorted[p] - flat_start[p]
 	stat_row("workers: state sorted (duration; on threads, coded too)", a, n)
-	n = 0; for (p in flat_coded) if (role[p] == "worker") a[++n] = flat_coded[p] - flat_sorted[p]
+	n = 0; for (p in flat_coded) if (role[p] == "worker" && (p in flat_sorted)) a[++n] = flat_coded[p] - flat_sorted[p]
 	stat_row("workers: state coded (duration)", a, n)
+	n = 0; for (p in handed_off) if (role[p] == "worker") a[++n] = handed_off[p] - flat_start[p]
+	stat_row("workers: hashes copied to shared memory (duration)", a, n)
 	n = 0; for (p in flat_coded) if (role[p] == "worker") a[++n] = flat_coded[p] - t0
 	stat_row("workers: state ready to send", a, n)
 	n = 0; for (p in absorb_at) a[++n] = absorb_at[p] - t0
@@ -77,7 +79,9 @@ function flush_section(   p, n, t0, a, i, leader, absorbs, absorb_sum, first_abs
 		}
 		if (final_end != "")
 			one_row("leader: final function returns", final_end - t0)
-		if (leader in flat_start) {
+		if (leader in handed_on)
+			one_row("leader: its own state handed on where it lies", handed_on[leader] - t0)
+		if ((leader in flat_start) && (leader in flat_sorted)) {
 			one_row("leader: flattening starts", flat_start[leader] - t0)
 			one_row("leader: state sorted", flat_sorted[leader] - t0)
 			one_row("leader: state coded", flat_coded[leader] - t0)
@@ -90,7 +94,7 @@ function flush_section(   p, n, t0, a, i, leader, absorbs, absorb_sum, first_abs
 function reset() {
 	split("", first); split("", role); split("", flat_start); split("", flat_sorted)
 	split("", flat_coded); split("", flat_threads); split("", flushes); split("", flush_ms); split("", flush_at)
-	split("", absorb_at); split("", absorb_took)
+	split("", absorb_at); split("", absorb_took); split("", handed_off); split("", handed_on)
 	nabsorb = 0; open_absorb = ""
 	final_start = set_start = zeroed = decoded = ended = final_end = threads_line = ""
 }
@@ -130,6 +134,12 @@ BEGIN { reset() }
 	}
 	else if (w1 == "flat" && w2 == "coded")
 		flat_coded[p] = t
+	else if (w1 == "handoff" && w2 == "shared")
+		handed_off[p] = flat_coded[p] = t
+	else if (w1 == "handoff" && w2 == "local") {
+		handed_on[p] = t
+		delete flat_start[p]
+	}
 	else if (w1 == "absorb" && w2 == "start")
 		open_absorb = t
 	else if (w1 == "absorb" && w2 == "end" && open_absorb != "") {
