@@ -23,14 +23,15 @@
 # psql; the table
 # gives the lower of the R times, and the ratios bloom_agg / hll_add_agg
 # (target at most 1.5) and bloom_agg_partial / bloom_agg (target at most 1)
-# from the same run.  Every worker count's filter must be the serial one,
-# byte for byte.
+# from the same run, and bloom_agg's time against its time with
+# bloomfilter.parallel_handoff off (the workers' states queued).  Every
+# worker count's filter must be the serial one, byte for byte.
 #
 # --trace-lib names a bloomfilter.so built with make BLOOM_TRACE=1: for the
 # table of steps it stands in for the installed library (a new backend
-# loads it) while bloom_agg and bloom_agg_partial run once each at the
-# largest worker count (or each of --trace-workers), and the steps' times
-# are read from the server log.
+# loads it) while bloom_agg, bloom_agg queued and bloom_agg_partial run
+# once each at the largest worker count (or each of --trace-workers), and
+# the steps' times are read from the server log.
 # The timed queries run on the installed library.  --build-trace builds
 # that library first, from a copy of this tree, against the same
 # PostgreSQL (the smoke test of the test command does).
