@@ -142,16 +142,17 @@ bloom_handoff_share(const BloomHandoffTarget *target, int32 bits_per_key,
 	uint32	   *hashes;
 	HandoffReference reference;
 
-	if (target->area == NULL || !shared_memory_has_room(bytes))
+	if (target->area == NULL)
+		return false;
+	pointer = shared_memory_has_room(bytes) ?
+		dsa_allocate_extended(target->area, bytes, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM) :
+		InvalidDsaPointer;
+	if (!DsaPointerIsValid(pointer))
 	{
-		elog(DEBUG1, "bloom_agg: parallel worker %d sends its " UINT64_FORMAT " hashes through the tuple queue",
+		elog(DEBUG1, "bloom_agg: parallel worker %d sends its " UINT64_FORMAT " hashes through the tuple queue: too little shared memory",
 			 ParallelWorkerNumber, nhashes);
 		return false;
 	}
-	pointer = dsa_allocate_extended(target->area, bytes,
-									DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
-	if (!DsaPointerIsValid(pointer))
-		return false;
 	header = dsa_get_address(target->area, pointer);
 	hashes = (uint32 *) (header + 1);
 	for (int i = 0; i < nparts; i++)

@@ -39,6 +39,8 @@
 
 #include "bloom_final.h"
 
+BLOOM_BEGIN_PRIVATE
+
 /* Where a worker's state may be handed off: set when the state is made. */
 typedef struct BloomHandoffTarget
 {
@@ -108,5 +110,7 @@ typedef struct BloomHandoffHashes
  */
 extern void bloom_handoff_read(FunctionCallInfo fcinfo, Datum d,
 							   BloomHandoffHashes *out);
+
+BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_AGG_HANDOFF_H */
