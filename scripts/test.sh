@@ -17,7 +17,8 @@
 # installcheck -> the documentation's SQL and links -> test/sql_diff.sh on
 # the test vectors and on a fresh random LevelDB export ->
 # test/sql_diff_typed.sh on fresh typed keys -> scale-diff -> cancel ->
-# dump/restore -> sqlsmith -> memory -> bench smoke -> PGXN metadata.
+# the hand-off with too little shared memory -> dump/restore -> sqlsmith ->
+# memory -> bench smoke -> PGXN metadata.
 #
 # Another major's suite runs in a chroot of the Debian suite that carries it
 # (scripts/majors.sh; 19, a release candidate, is only in experimental: sid
@@ -539,6 +540,16 @@ host_suite() {
 
 	stage "cancel: statement_timeout and pg_cancel_backend inside bloom_agg's final"
 	cluster_suite "cancel" cancel "$LOGDIR/cancel.log" test/cancel_test.sh
+
+	# its own cluster, in a mount namespace with a 16 MB /dev/shm: root only
+	stage "handoff-room: parallel workers with too little shared memory queue their states (test/handoff_room_test.sh)"
+	rc=0
+	run_logged "$LOGDIR/handoff-room.log" test/handoff_room_test.sh || rc=$?
+	if [ "$rc" -eq 77 ]; then
+		record "handoff-room" 0 0 "SKIPPED: $(sed -n 's/^handoff-room: skipped (\(.*\))$/\1/p' "$LOGDIR/handoff-room.log" | tail -n 1)"
+	else
+		record_counted "handoff-room" handoff-room "$rc" "$LOGDIR/handoff-room.log"
+	fi
 
 	stage_dump_restore
 	stage_upgrade_chain
