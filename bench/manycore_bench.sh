@@ -160,12 +160,14 @@ declare -A QUERY=(
 # bloom_agg with the workers' states sorted, coded and sent through the
 # tuple queues, as before the hand-off in shared memory: set before the
 # query's mark and reset after its time, so neither statement is timed.
+# Last in each round, so that bloom_agg_partial follows bloom_agg as the
+# two targets' queries did before it.
 declare -A BEFORE=([queued]="SET bloomfilter.parallel_handoff = off;")
 declare -A AFTER=([queued]="RESET bloomfilter.parallel_handoff;")
-NAMES=(count floor bloom_agg queued partial)
+NAMES=(count floor bloom_agg partial queued)
 if [ -n "$HLL" ]; then
 	QUERY[hll]="SELECT hll_cardinality(hll_add_agg(hll_hash_text(k))) FROM k"
-	NAMES=(count hll floor bloom_agg queued partial)
+	NAMES=(count hll floor bloom_agg partial queued)
 fi
 set_workers() {
 	echo "SET max_parallel_workers_per_gather = $1; SET parallel_setup_cost = 0; SET min_parallel_table_scan_size = 0; SET parallel_leader_participation = on;"
