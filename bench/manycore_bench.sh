@@ -275,7 +275,7 @@ if [ -n "$TRACE_LIB" ]; then
 	swap_lib "$TRACE_LIB"
 	# whatever happens, the installed library is put back
 	for w in ${TRACE_WORKERS//,/ }; do
-		for q in bloom_agg queued partial; do
+		for q in bloom_agg partial queued; do
 			psql_c "DO \$\$BEGIN RAISE LOG 'bloom-mark $q $w'; END\$\$" >/dev/null || true
 			psql_c "$(set_workers "$w") ${BEFORE[$q]-} ${QUERY[$q]}" >/dev/null || true
 		done
@@ -287,7 +287,7 @@ if [ -n "$TRACE_LIB" ]; then
 	tee -a "$OUT" <"$WORK/steps.md"
 	# each traced query's table has its workers' and its leader's steps
 	for w in ${TRACE_WORKERS//,/ }; do
-		for q in bloom_agg queued partial; do
+		for q in bloom_agg partial queued; do
 			if awk -v head="#### Steps of $q, $w workers " 'index($0, head) == 1 {on = 1}
 					on && /workers: state ready to send/ {w = 1}
 					on && /leader: (final function returns|state coded)/ {l = 1}
