@@ -83,4 +83,45 @@ SELECT count(*) AS groups,
        count(*) FILTER (WHERE n.f = o.f AND o.f = s.f) AS all_equal
   FROM partitionwise_on n JOIN partitionwise_off o USING (g) JOIN serial_result s USING (g);
 
+-- The whole plan in one worker under a single-copy Gather (what
+-- debug_parallel_query, force_parallel_mode before 16, puts on top): the
+-- partitions' partial aggregates and their Finalize Aggregate run in that
+-- worker, which reads its own handed-off states.
+CREATE FUNCTION plan_has(query text, pattern text) RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+    IF line LIKE pattern THEN
+      RETURN true;
+    END IF;
+  END LOOP;
+  RETURN false;
+END $$;
+SET enable_partitionwise_aggregate = on;
+SET parallel_setup_cost = 1e9;
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+                       THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END,
+                  'on', false) AS single_copy_gather;
+SELECT plan_has($$SELECT bloom_agg(k, 10)::text AS f,
+                          bloom_agg_state_send(bloom_agg_partial(k, 10)) AS s FROM parted$$,
+                '%Single Copy%')
+   AND plan_has($$SELECT bloom_agg(k, 10)::text AS f,
+                          bloom_agg_state_send(bloom_agg_partial(k, 10)) AS s FROM parted$$,
+                '%Partial Aggregate%') AS plan_as_meant;
+CREATE TABLE one_worker AS
+  SELECT bloom_agg(k, 10)::text AS f,
+         bloom_agg_state_send(bloom_agg_partial(k, 10)) AS s FROM parted;
+RESET parallel_setup_cost;
+RESET enable_partitionwise_aggregate;
+SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
+                       THEN 'debug_parallel_query' ELSE 'force_parallel_mode' END,
+                  'off', false) AS single_copy_gather;
+SELECT f = (SELECT f FROM serial_result WHERE g IS NULL) AS one_worker_equals_serial,
+       s = (SELECT s FROM serial_partial) AS one_worker_partial_equals_serial
+  FROM one_worker;
+DROP TABLE one_worker;
+DROP FUNCTION plan_has(text, text);
+
 DROP TABLE big, serial_result, serial_partial, parted, partitionwise_on, partitionwise_off;

@@ -328,7 +328,23 @@ bloom_handoff_read(FunctionCallInfo fcinfo, Datum d, BloomHandoffHashes *out)
 	search.plan_node_id = reference.plan_node_id;
 	search.area = NULL;
 	if (fcinfo->context != NULL && IsA(fcinfo->context, AggState))
+	{
+		EState	   *estate = ((AggState *) fcinfo->context)->ss.ps.state;
+
 		(void) find_gather_area((PlanState *) fcinfo->context, &search);
+
+		/*
+		 * A Finalize Aggregate that runs in the worker that made the
+		 * reference (its plan under a single-copy Gather, as
+		 * debug_parallel_query puts one, or a Parallel Append's subplan
+		 * run whole by one worker) reads it from the worker's own area.
+		 */
+		if (search.area == NULL && IsParallelWorker() &&
+			reference.worker == ParallelWorkerNumber &&
+			estate->es_plannedstmt != NULL && estate->es_plannedstmt->planTree != NULL &&
+			estate->es_plannedstmt->planTree->plan_node_id == reference.plan_node_id)
+			search.area = estate->es_query_dsa;
+	}
 	if (search.area == NULL)
 		elog(ERROR, "bloom_agg found no shared memory for parallel worker %d's state",
 			 reference.worker);
