@@ -757,9 +757,10 @@ make_flat_on_threads(BloomAggState *state, unsigned nthreads)
 }
 
 /*
- * A parallel worker's state going to its leader: its hashes handed off in
- * the query's shared memory, the flat form a reference to them, when the
- * state is large enough to be worth it and the memory is there.
+ * A partial state going to its parallel leader's Finalize Aggregate: the
+ * leader's own referenced where it lies; a worker's hashes handed off in
+ * the query's shared memory, when the state is large enough to be worth it
+ * and the memory is there.  The flat form is then the reference.
  */
 static bool
 try_handoff(BloomAggState *state)
@@ -994,9 +995,8 @@ bloom_agg_state_view(Datum d, BloomAggStateView *view)
 	{
 		BloomAggRun *run;
 		BloomAggChunk *chunk;
-		int			n = 0;
-
 		BloomAggShared *shared;
+		int			n = 0;
 
 		view->bits_per_key = state->bits_per_key;
 		view->nkeys = state->nkeys;

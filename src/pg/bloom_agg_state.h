@@ -61,9 +61,10 @@ typedef struct BloomAggChunk
 typedef BloomAggChunk BloomAggRun;
 
 /*
- * A parallel worker's hashes, as it handed them off in the query's shared
- * memory (bloom_agg_handoff.h): read where they lie, in no order, by the
- * final or by a flatten, and never merged with the runs.
+ * Hashes a parallel leader's combined state reads where they lie
+ * (bloom_agg_handoff.h): a worker's, handed off in the query's shared
+ * memory, or the blocks of the leader's own partial state.  In no order,
+ * read by the final or by a flatten, never merged with the runs.
  */
 typedef struct BloomAggShared
 {
@@ -91,7 +92,7 @@ typedef struct BloomAggState
 	uint64		nrun_hashes;	/* in all runs */
 	BloomAggShared *shared;		/* in a parallel leader's combined state */
 	uint64		nshared_hashes;
-	/* a worker's partial state: where it may be handed off, if anywhere */
+	/* a partial state's: where it may be handed off, if anywhere */
 	BloomHandoffTarget handoff;
 	/*
 	 * The smallest distinct hashes of all runs, at most BLOOM_KMV_SIZE: a
