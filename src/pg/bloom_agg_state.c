@@ -689,6 +689,7 @@ code_on_threads(bloom_flatten_job *job, BloomAggState *state, size_t *code_len,
 
 			check_flat_size(max, ndistinct);
 			flat = MemoryContextAlloc(state->hdr.eoh_context, VARHDRSZ + max);
+			bloom_advise_huge_pages(flat, VARHDRSZ + max);
 			bloom_state_v2_write_header(flat + VARHDRSZ, state->bits_per_key,
 										state->nkeys, ndistinct);
 			bloom_flatten_code(job, flat + VARHDRSZ + BLOOM_STATE_V2_HEADER_BYTES);
@@ -864,6 +865,7 @@ make_flat(BloomAggState *state)
 	max = bloom_state_v2_max_size(ndistinct);
 	check_flat_size(max, ndistinct);
 	state->flat = MemoryContextAlloc(state->hdr.eoh_context, VARHDRSZ + max);
+	bloom_advise_huge_pages(state->flat, VARHDRSZ + max);
 	len = bloom_state_v2_write(state->flat + VARHDRSZ, state->bits_per_key,
 							   state->nkeys, hashes, ndistinct);
 	check_flat_size(len, ndistinct);
@@ -892,6 +894,12 @@ bloom_agg_state_flatten(ExpandedObjectHeader *eohptr, void *result,
 	make_flat(state);
 	Assert(allocated_size == state->flat_size);
 	(void) allocated_size;		/* read only by the assertion */
+	/*
+	 * The caller's new area (a tuple, or the copy PostgreSQL makes of an
+	 * aggregate's result that has no final function) is first written here:
+	 * on huge pages, one fault for each 2 MB instead of each 4 kB.
+	 */
+	bloom_advise_huge_pages(result, state->flat_size);
 	memcpy(result, state->flat, state->flat_size);
 	SET_VARSIZE(result, state->flat_size);
 }
