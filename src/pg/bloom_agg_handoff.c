@@ -1,7 +1,8 @@
 /*
  * bloom_agg_handoff.c
- *		A parallel worker's state handed to its leader in the parallel
- *		query's shared memory (bloom_agg_handoff.h).
+ *		Partial states handed to a parallel leader's Finalize Aggregate as
+ *		references (bloom_agg_handoff.h): a worker's hashes in the query's
+ *		shared memory, the leader's own state where it lies.
  *
  * The worker copies its hashes into one allocation of the query's DSA,
  * after a header that repeats the reference's token and count, and sends
@@ -9,10 +10,10 @@
  * combine function finds the DSA of the Gather (or Gather Merge) that ran
  * the worker by the plan node id the reference carries, below its own
  * Aggregate, maps the allocation and checks the header.  Nothing frees the
- * allocation: the area goes with the Gather's shutdown at the query's end,
- * or at a rescan's (a query that reruns the parallel aggregate holds one
- * copy per run until then, which the room check below takes into account
- * as it takes any other use of shared memory).
+ * allocation: the area goes when the Gather shuts down at the query's end.
+ * A query that reruns the parallel aggregate (a rescan of the Gather keeps
+ * its area) holds one copy a run until then, which the room check below
+ * counts as it counts any other use of shared memory.
  */
 #include "postgres.h"
 
