@@ -237,12 +237,55 @@ run_as_hash_run(const BloomAggRun *run, bloom_hash_run *out,
 	}
 }
 
-static void
-shared_as_hash_run(const BloomAggShared *shared, bloom_hash_run *out)
+/*
+ * Every block of hashes a state holds, as the final, a flatten and a
+ * hand-off take them: its runs, the chunks of its buffer that hold any and
+ * the blocks it reads where they lie; *nblocks of them, allocated in cxt.
+ * With rooms, a coded run gets room in cxt to be decoded into (freed by
+ * bloom_free_hashes); without, its decode_into is NULL, for a caller that
+ * decodes it elsewhere or takes no coded run.
+ */
+static bloom_hash_run *
+state_blocks(const BloomAggState *state, MemoryContext cxt, bool rooms,
+			 int *nblocks)
 {
-	memset(out, 0, sizeof(*out));
-	out->hashes = shared->hashes;
-	out->n = shared->nhashes;
+	const BloomAggRun *run;
+	const BloomAggChunk *chunk;
+	const BloomAggShared *shared;
+	bloom_hash_run *blocks;
+	int			n = state->nruns;
+
+	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
+		n++;
+	for (shared = state->shared; shared != NULL; shared = shared->next)
+		n++;
+	blocks = MemoryContextAlloc(cxt, Max(n, 1) * sizeof(bloom_hash_run));
+	n = 0;
+	for (run = state->runs; run != NULL; run = run->next)
+		run_as_hash_run(run, &blocks[n++],
+						run->coded && rooms ?
+						bloom_alloc_hashes(cxt, 0, Max(run->nhashes, 1)) : NULL);
+	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
+		if (chunk->nhashes > 0)
+			run_as_hash_run(chunk, &blocks[n++], NULL);
+	for (shared = state->shared; shared != NULL; shared = shared->next)
+	{
+		memset(&blocks[n], 0, sizeof(bloom_hash_run));
+		blocks[n].hashes = shared->hashes;
+		blocks[n++].n = shared->nhashes;
+	}
+	*nblocks = n;
+	return blocks;
+}
+
+/* Free state_blocks' array and the rooms it made. */
+static void
+free_state_blocks(bloom_hash_run *blocks, int nblocks)
+{
+	for (int i = 0; i < nblocks; i++)
+		if (blocks[i].decode_into != NULL)
+			bloom_free_hashes(blocks[i].decode_into);
+	pfree(blocks);
 }
 
 /*
@@ -506,58 +549,29 @@ state_hashes(const BloomAggState *state)
 static uint32 *
 sorted_distinct_hashes(BloomAggState *state, uint64 *ndistinct)
 {
-	int			nparts = state->nruns;
+	bloom_hash_run *blocks;
 	const uint32 **parts;
 	size_t	   *lens;
-	uint32	  **decoded;
 	uint32	   *out;
-	BloomAggRun *run;
-	BloomAggChunk *chunk;
-	BloomAggShared *shared;
-	int			n = 0;
+	int			nparts;
 
-	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
-		nparts++;
-	for (shared = state->shared; shared != NULL; shared = shared->next)
-		nparts++;
 	/* in the state's context: the caller's may not allow pfree */
-	parts = MemoryContextAlloc(state->hdr.eoh_context, nparts * sizeof(uint32 *));
-	lens = MemoryContextAlloc(state->hdr.eoh_context, nparts * sizeof(size_t));
-	decoded = MemoryContextAllocZero(state->hdr.eoh_context, nparts * sizeof(uint32 *));
-	for (run = state->runs; run != NULL; run = run->next, n++)
+	blocks = state_blocks(state, state->hdr.eoh_context, true, &nparts);
+	parts = MemoryContextAlloc(state->hdr.eoh_context, Max(nparts, 1) * sizeof(uint32 *));
+	lens = MemoryContextAlloc(state->hdr.eoh_context, Max(nparts, 1) * sizeof(size_t));
+	for (int n = 0; n < nparts; n++)
 	{
-		bloom_hash_run coded;
-
-		lens[n] = run->nhashes;
-		if (!run->coded)
-		{
-			parts[n] = run->hashes;
-			continue;
-		}
-		decoded[n] = bloom_alloc_hashes(state->hdr.eoh_context, 0, Max(run->nhashes, 1));
-		run_as_hash_run(run, &coded, decoded[n]);
-		bloom_decode_state_run(&coded);
-		parts[n] = decoded[n];
-	}
-	for (chunk = state->first; chunk != NULL; chunk = chunk->next, n++)
-	{
-		parts[n] = chunk->hashes;
-		lens[n] = chunk->nhashes;
-	}
-	for (shared = state->shared; shared != NULL; shared = shared->next, n++)
-	{
-		parts[n] = shared->hashes;
-		lens[n] = shared->nhashes;
+		if (blocks[n].code != NULL)
+			bloom_decode_state_run(&blocks[n]);
+		parts[n] = blocks[n].hashes;
+		lens[n] = blocks[n].n;
 	}
 	out = bloom_alloc_hashes(state->hdr.eoh_context, 0,
 					   Max(state_hashes(state), 1));
 	*ndistinct = bloom_sort_unique_parts(parts, lens, nparts, out,
 										 scratch_for(state, BLOOM_SORT_TMP_MIN),
 										 BLOOM_SORT_TMP_MIN);
-	for (n = 0; n < nparts; n++)
-		if (decoded[n] != NULL)
-			bloom_free_hashes(decoded[n]);
-	pfree(decoded);
+	free_state_blocks(blocks, nparts);
 	pfree(lens);
 	pfree(parts);
 	return out;
@@ -712,38 +726,19 @@ code_on_threads(bloom_flatten_job *job, BloomAggState *state, size_t *code_len,
 static bool
 make_flat_on_threads(BloomAggState *state, unsigned nthreads)
 {
-	MemoryContext cxt = state->hdr.eoh_context;
 	bloom_hash_run *runs;
-	BloomAggRun *run;
-	BloomAggChunk *chunk;
 	bloom_flatten_job *job;
 	bloom_status status;
 	uint8	   *flat = NULL;
 	size_t		code_len = 0;
-	int			nchunks = 0;
-	int			n = 0;
+	int			n;
 
-	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
-		nchunks++;
-	for (BloomAggShared *shared = state->shared; shared != NULL; shared = shared->next)
-		nchunks++;
-	runs = MemoryContextAlloc(cxt, (state->nruns + nchunks) * sizeof(bloom_hash_run));
-	for (run = state->runs; run != NULL; run = run->next)
-		run_as_hash_run(run, &runs[n++],
-						run->coded ? bloom_alloc_hashes(cxt, 0, Max(run->nhashes, 1)) : NULL);
-	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
-		run_as_hash_run(chunk, &runs[n++], NULL);
-	for (BloomAggShared *shared = state->shared; shared != NULL; shared = shared->next)
-		shared_as_hash_run(shared, &runs[n++]);
-
+	runs = state_blocks(state, state->hdr.eoh_context, true, &n);
 	if (bloom_flatten_start(&job, runs, n, nthreads) != BLOOM_OK)
 		status = BLOOM_ERR_THREAD;
 	else
 		flat = code_on_threads(job, state, &code_len, &status);
-	for (n = 0; n < state->nruns + nchunks; n++)
-		if (runs[n].decode_into != NULL)
-			bloom_free_hashes(runs[n].decode_into);
-	pfree(runs);
+	free_state_blocks(runs, n);
 	if (status == BLOOM_ERR_THREAD)
 		return false;
 	if (status == BLOOM_ERR_GAPS_CODE)
@@ -769,9 +764,7 @@ try_handoff(BloomAggState *state)
 	uint64		nhashes = state_hashes(state);
 	bloom_hash_run *parts;
 	uint8	   *reference;
-	BloomAggRun *run;
-	BloomAggChunk *chunk;
-	int			nparts = 0;
+	int			nparts;
 	bool		shared;
 
 	if (state->handoff.local && state->shared == NULL)
@@ -789,20 +782,10 @@ try_handoff(BloomAggState *state)
 	if (state->handoff.area == NULL || nhashes < BLOOM_HANDOFF_MIN_HASHES ||
 		state->shared != NULL)
 		return false;
-	for (run = state->runs; run != NULL; run = run->next)
-	{
+	for (const BloomAggRun *run = state->runs; run != NULL; run = run->next)
 		if (run->coded)
 			return false;
-		nparts++;
-	}
-	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
-		nparts++;
-	parts = MemoryContextAlloc(state->hdr.eoh_context, nparts * sizeof(bloom_hash_run));
-	nparts = 0;
-	for (run = state->runs; run != NULL; run = run->next)
-		run_as_hash_run(run, &parts[nparts++], NULL);
-	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
-		run_as_hash_run(chunk, &parts[nparts++], NULL);
+	parts = state_blocks(state, state->hdr.eoh_context, false, &nparts);
 	reference = MemoryContextAlloc(state->hdr.eoh_context, BLOOM_HANDOFF_REF_SIZE);
 	shared = bloom_handoff_share(&state->handoff, state->bits_per_key, state->nkeys,
 								 parts, nparts, nhashes, reference);
@@ -1001,32 +984,13 @@ bloom_agg_state_view(Datum d, BloomAggStateView *view)
 
 	if (state != NULL)
 	{
-		BloomAggRun *run;
-		BloomAggChunk *chunk;
-		BloomAggShared *shared;
-		int			n = 0;
-
 		view->bits_per_key = state->bits_per_key;
 		view->nkeys = state->nkeys;
 		view->nhashes = state_hashes(state);
 		view->sorted = state->nbuffered == 0 && state->shared == NULL;
-		for (run = state->runs; run != NULL; run = run->next)
+		for (const BloomAggRun *run = state->runs; run != NULL; run = run->next)
 			view->sorted &= run->sorted;
-		for (chunk = state->first; chunk != NULL; chunk = chunk->next)
-			n++;
-		for (shared = state->shared; shared != NULL; shared = shared->next)
-			n++;
-		view->runs = palloc((state->nruns + n) * sizeof(bloom_hash_run));
-		n = 0;
-		for (run = state->runs; run != NULL; run = run->next)
-			run_as_hash_run(run, &view->runs[n++],
-							run->coded ? decode_room(run->nhashes) : NULL);
-		for (chunk = state->first; chunk != NULL; chunk = chunk->next)
-			if (chunk->nhashes > 0)
-				run_as_hash_run(chunk, &view->runs[n++], NULL);
-		for (shared = state->shared; shared != NULL; shared = shared->next)
-			shared_as_hash_run(shared, &view->runs[n++]);
-		view->nruns = n;
+		view->runs = state_blocks(state, CurrentMemoryContext, true, &view->nruns);
 		return;
 	}
 
@@ -1082,18 +1046,18 @@ add_shared(BloomAggState *state, const uint32 *hashes, uint64 nhashes)
 static bool
 absorb_local(BloomAggState *state, const BloomAggState *local)
 {
+	bloom_hash_run *blocks;
+	int			nblocks;
+
 	Assert(local != state && local->handoff.local);
 	for (const BloomAggRun *run = local->runs; run != NULL; run = run->next)
 		if (run->coded)
 			return false;
+	blocks = state_blocks(local, state->hdr.eoh_context, false, &nblocks);
 	count_keys(state, local->nkeys);
-	for (const BloomAggRun *run = local->runs; run != NULL; run = run->next)
-		add_shared(state, run->hashes, run->nhashes);
-	for (const BloomAggChunk *chunk = local->first; chunk != NULL; chunk = chunk->next)
-		if (chunk->nhashes > 0)
-			add_shared(state, chunk->hashes, chunk->nhashes);
-	for (const BloomAggShared *entry = local->shared; entry != NULL; entry = entry->next)
-		add_shared(state, entry->hashes, entry->nhashes);
+	for (int i = 0; i < nblocks; i++)
+		add_shared(state, blocks[i].hashes, blocks[i].n);
+	pfree(blocks);
 	elog(DEBUG1, "bloom_agg: took the parallel leader's own state where it lies");
 	return true;
 }
