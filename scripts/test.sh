@@ -199,6 +199,21 @@ run_suite() {
 	record_counted "$name" "$label" "$rc" "$log" "$note"
 }
 
+# run_skippable NAME LABEL LOG CMD...: run_suite for a suite that may not
+# be able to run here: its exit status 77, after a line "LABEL: skipped
+# (why)", records NAME as skipped, and why.
+run_skippable() {
+	local name=$1 label=$2 log=$3 rc=0 why
+	shift 3
+	run_logged "$log" "$@" || rc=$?
+	if [ "$rc" -eq 77 ]; then
+		why=$(sed -n "s/^$label: skipped (\\(.*\\))\$/\\1/p" "$log" | tail -n 1)
+		record "$name" 0 0 "SKIPPED: ${why:-see ${log##*/}}"
+	else
+		record_counted "$name" "$label" "$rc" "$log"
+	fi
+}
+
 # cluster_suite NAME LABEL LOG CMD...: run_suite, or a failure of NAME
 # when the cluster did not start.
 cluster_suite() {
@@ -424,15 +439,8 @@ stage_fdw() {
 # A Citus coordinator and two workers, built from ../shared/citus: skipped,
 # and said so, where the kit is missing or has no Citus for this major.
 stage_citus() {
-	local rc=0 why
 	stage "Citus: bloom_agg on the workers, pre-checks, filter columns (test/citus_test.sh)"
-	run_logged "$LOGDIR/citus.log" test/citus_test.sh || rc=$?
-	if [ "$rc" -eq 77 ]; then
-		why=$(sed -n 's/^citus: skipped (\(.*\))$/\1/p' "$LOGDIR/citus.log" | tail -n 1)
-		record "citus" 0 0 "SKIPPED: ${why:-see citus.log}"
-	else
-		record_counted "citus" citus "$rc" "$LOGDIR/citus.log"
-	fi
+	run_skippable "citus" citus "$LOGDIR/citus.log" test/citus_test.sh
 }
 
 stage_stop_cluster() {
@@ -543,13 +551,7 @@ host_suite() {
 
 	# its own cluster, in a mount namespace with a 16 MB /dev/shm: root only
 	stage "handoff-room: parallel workers with too little shared memory queue their states (test/handoff_room_test.sh)"
-	rc=0
-	run_logged "$LOGDIR/handoff-room.log" test/handoff_room_test.sh || rc=$?
-	if [ "$rc" -eq 77 ]; then
-		record "handoff-room" 0 0 "SKIPPED: $(sed -n 's/^handoff-room: skipped (\(.*\))$/\1/p' "$LOGDIR/handoff-room.log" | tail -n 1)"
-	else
-		record_counted "handoff-room" handoff-room "$rc" "$LOGDIR/handoff-room.log"
-	fi
+	run_skippable "handoff-room" handoff-room "$LOGDIR/handoff-room.log" test/handoff_room_test.sh
 
 	stage_dump_restore
 	stage_upgrade_chain
