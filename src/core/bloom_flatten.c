@@ -18,11 +18,16 @@
  *	   run of consecutive buckets holding about as many, then the job
  *	   waits for the caller's output memory;
  *	4. each thread counts the bits of its buckets' code, and the last
- *	   arriver places each thread's part in the code;
- *	5. each thread codes its part into a buffer of its own, starting at
- *	   its bit offset within its first byte, and copies all but that first
- *	   byte into the output: only first bytes can be shared with the part
- *	   before, and the last arriver puts them in, in order.
+ *	   arriver places each thread's part in the code.  The threads leave:
+ *	   the caller learns the code's exact length and allocates the output;
+ *	5. new threads, one a part, each code their part straight into the
+ *	   output from its bit offset within its first byte, all but the last
+ *	   hashes, whose code (at least TAIL_BITS) goes through a small buffer
+ *	   of the thread's own: the writer stores 8 bytes at a time, up to 7
+ *	   past what it has completed, and this way no store reaches the part's
+ *	   last byte, the only one it may share with the next part.  That byte
+ *	   is kept aside, and finishing puts the last bytes in, in order,
+ *	   OR-ed where two parts share one.
  * The code is therefore bloom_gaps_encode's for the sorted distinct
  * hashes, whatever the number of threads.
  */
@@ -53,7 +58,7 @@ typedef struct flatten_thread
 	uint64_t	prev_plus_one;	/* the hash before the part, plus one */
 	uint64_t	bits;
 	uint64_t	bit_offset;
-	uint8_t		first_byte;
+	uint8_t		last_byte;		/* of its part, which the next may share */
 } flatten_thread;
 
 struct bloom_flatten_job
@@ -73,10 +78,13 @@ struct bloom_flatten_job
 	unsigned	r;
 	uint8_t    *out;
 	size_t		code_len;
+	/* the caller's alone */
+	bool		joined;			/* the step's threads */
+	bool		code_given;
 
 	pthread_mutex_t lock;
 	pthread_cond_t barrier_cond;
-	pthread_cond_t caller_cond; /* a step done, or every thread gone */
+	pthread_cond_t caller_cond; /* the step's threads all gone */
 	/* all below under lock */
 	size_t		next_run;		/* to decode */
 	size_t		next_bucket;	/* to sort */
@@ -85,9 +93,8 @@ struct bloom_flatten_job
 	bool		stop;			/* the barrier's decision: leave */
 	bool		go;
 	bool		abort_start;
-	unsigned	steps_done;		/* 1 once sorted, 2 once coded */
-	bool		code_given;
-	unsigned	running;
+	bool		sized;			/* sorted, and the code's length known */
+	unsigned	running;		/* threads of the step under way */
 	bloom_status status;		/* the first failure */
 	bool		cancelled;		/* atomic builtins only */
 	flatten_thread threads[];
@@ -240,8 +247,7 @@ sort_buckets(bloom_flatten_job *job, flatten_thread *ts)
 
 /*
  * After step 3: the distinct count, and each thread's run of buckets
- * holding about as many distinct hashes as another's; then the caller is
- * told.
+ * holding about as many distinct hashes as another's.
  */
 static void
 share_out_code(bloom_flatten_job *job)
@@ -278,11 +284,21 @@ share_out_code(bloom_flatten_job *job)
 		job->threads[t].bucket_from = job->threads[t].bucket_to = job->nbuckets;
 		job->threads[t].prev_plus_one = prev_plus_one;
 	}
-	job->steps_done = 1;
-	pthread_cond_broadcast(&job->caller_cond);
 }
 
-/* After step 4: where each part's bits go. */
+/* Step 4: the bits of this thread's part of the code. */
+static void
+count_part_bits(bloom_flatten_job *job, flatten_thread *ts)
+{
+	uint64_t	prev = ts->prev_plus_one;
+
+	ts->bits = 0;
+	for (size_t b = ts->bucket_from; b < ts->bucket_to; b++)
+		ts->bits += bloom_gaps_code_bits(job->sorted + job->bucket_start[b],
+										 job->bucket_distinct[b], job->r, &prev);
+}
+
+/* After step 4: where each part's bits go, and the code's length. */
 static void
 place_parts(bloom_flatten_job *job)
 {
@@ -294,56 +310,142 @@ place_parts(bloom_flatten_job *job)
 		at += job->threads[t].bits;
 	}
 	job->code_len = (size_t) ((at + 7) / 8);
+	job->sized = true;
 }
 
-/* After step 5: the parts' first bytes, in order (see the top of the file). */
-static void
-join_parts(bloom_flatten_job *job)
-{
-	for (unsigned t = 0; t < job->nthreads; t++)
-	{
-		flatten_thread *ts = &job->threads[t];
-		uint8_t    *at = job->out + ts->bit_offset / 8;
+/*
+ * The bits of a part's code that go through the thread's own buffer, at
+ * least: more than the 8 bytes from its last completed one that the
+ * writer's stores reach, so that they end before the part's last byte.
+ */
+#define TAIL_BITS	128
 
-		if (ts->bits == 0)
-			continue;
-		if (ts->bit_offset % 8 == 0)
-			*at = ts->first_byte;	/* no part before wrote to this byte */
-		else
-			*at |= ts->first_byte;
-	}
-	job->steps_done = 2;
-}
-
-/* Step 5: this thread's part of the code, through a buffer of its own. */
+/*
+ * Step 5: this thread's part of the code, straight into the output but for
+ * its last hashes (see the top of the file); its last byte in last_byte.
+ * False when the tail's buffer cannot be had.
+ */
 static bool
 code_part(bloom_flatten_job *job, flatten_thread *ts)
 {
-	unsigned	lead = (unsigned) (ts->bit_offset % 8);
-	size_t		len = (size_t) ((lead + ts->bits + 7) / 8);
+	uint8_t    *at = job->out + ts->bit_offset / 8;
+	/* every hash takes r + 1 bits at least */
+	uint64_t	tail_hashes = (TAIL_BITS + job->r) / (job->r + 1);
+	size_t		split = ts->bucket_from;	/* the tail's first hash: bucket */
+	uint64_t	split_at = 0;	/* and index in it */
+	uint64_t	tail_bits = 0;
+	uint64_t	prev;
+	size_t		body_len,
+				len;
 	uint8_t    *buf;
 	bloom_gaps_writer w;
 
 	if (ts->bits == 0)
 		return true;
+	for (size_t b = ts->bucket_to; b > ts->bucket_from; b--)
+	{
+		uint64_t	n = job->bucket_distinct[b - 1];
+
+		if (n >= tail_hashes)
+		{
+			split = b - 1;
+			split_at = n - tail_hashes;
+			break;
+		}
+		tail_hashes -= n;		/* a part this short is all tail */
+	}
+
+	bloom_gaps_writer_init(&w, at, job->r, ts->prev_plus_one,
+						   (unsigned) (ts->bit_offset % 8));
+	for (size_t b = ts->bucket_from; b < split; b++)
+	{
+		if (is_cancelled(job))
+			return true;
+		bloom_gaps_writer_put(&w, job->sorted + job->bucket_start[b],
+							  job->bucket_distinct[b]);
+	}
+	bloom_gaps_writer_put(&w, job->sorted + job->bucket_start[split], split_at);
+
+	prev = w.prev_plus_one;
+	tail_bits = bloom_gaps_code_bits(job->sorted + job->bucket_start[split] + split_at,
+									 job->bucket_distinct[split] - split_at,
+									 job->r, &prev);
+	for (size_t b = split + 1; b < ts->bucket_to; b++)
+		tail_bits += bloom_gaps_code_bits(job->sorted + job->bucket_start[b],
+										  job->bucket_distinct[b], job->r, &prev);
+	len = (size_t) ((w.nacc + tail_bits + 7) / 8);
 	/* the writer stores whole words: room for one past the last byte */
-	buf = bloom_malloc_huge(len + 8);
+	buf = malloc(len + 8);
 	if (buf == NULL)
 		return false;
-	bloom_gaps_writer_init(&w, buf, job->r, ts->prev_plus_one, lead);
-	for (size_t b = ts->bucket_from; b < ts->bucket_to; b++)
+	body_len = w.pos;
+	bloom_gaps_writer_move(&w, buf);
+	bloom_gaps_writer_put(&w, job->sorted + job->bucket_start[split] + split_at,
+						  job->bucket_distinct[split] - split_at);
+	for (size_t b = split + 1; b < ts->bucket_to; b++)
 		bloom_gaps_writer_put(&w, job->sorted + job->bucket_start[b],
 							  job->bucket_distinct[b]);
 	(void) bloom_gaps_writer_finish(&w);
-	ts->first_byte = buf[0];
 	if (len > 1)
-		memcpy(job->out + ts->bit_offset / 8 + 1, buf + 1, len - 1);
+		memcpy(at + body_len, buf, len - 1);
+	ts->last_byte = buf[len - 1];
 	free(buf);
 	return true;
 }
 
+/*
+ * After step 5, on the caller's thread: the parts' last bytes, in order.
+ * A byte holds the last bits of a part and, from its next bit on, the
+ * first of the next part, which either wrote it (having more bytes) or
+ * holds it as its own last byte too: OR-ed either way.
+ */
+static void
+put_last_bytes(bloom_flatten_job *job)
+{
+	size_t		pending_at = 0;
+	uint8_t		pending = 0;
+	bool		have_pending = false;
+
+	for (unsigned t = 0; t < job->nthreads; t++)
+	{
+		flatten_thread *ts = &job->threads[t];
+		size_t		first,
+					last;
+
+		if (ts->bits == 0)
+			continue;
+		first = (size_t) (ts->bit_offset / 8);
+		last = (size_t) ((ts->bit_offset + ts->bits - 1) / 8);
+		if (have_pending && pending_at == first)
+		{
+			if (last > first)
+				job->out[first] |= pending;
+			else
+				ts->last_byte |= pending;
+		}
+		else if (have_pending)
+			job->out[pending_at] = pending;
+		pending_at = last;
+		pending = ts->last_byte;
+		have_pending = true;
+	}
+	if (have_pending)
+		job->out[pending_at] = pending;
+}
+
+/* Leave a step: the last thread out tells the caller. */
+static void
+leave_step(bloom_flatten_job *job)
+{
+	pthread_mutex_lock(&job->lock);
+	if (--job->running == 0)
+		pthread_cond_broadcast(&job->caller_cond);
+	pthread_mutex_unlock(&job->lock);
+}
+
+/* Steps 0 to 4. */
 static void *
-thread_main(void *arg)
+sort_main(void *arg)
 {
 	flatten_thread *ts = arg;
 	bloom_flatten_job *job = ts->job;
@@ -377,33 +479,27 @@ thread_main(void *arg)
 	}
 	if (!leave)
 	{
-		/* the caller's output memory, or a cancel */
-		pthread_mutex_lock(&job->lock);
-		while (!job->code_given && !is_cancelled(job))
-			pthread_cond_wait(&job->barrier_cond, &job->lock);
-		pthread_mutex_unlock(&job->lock);
-		if (!is_cancelled(job))
-		{
-			uint64_t	prev = ts->prev_plus_one;
+		count_part_bits(job, ts);
+		(void) barrier(job, place_parts);
+	}
+	leave_step(job);
+	return NULL;
+}
 
-			ts->bits = 0;
-			for (size_t b = ts->bucket_from; b < ts->bucket_to; b++)
-				ts->bits += bloom_gaps_code_bits(job->sorted + job->bucket_start[b],
-												 job->bucket_distinct[b], job->r, &prev);
-		}
-		leave = barrier(job, place_parts);
-	}
-	if (!leave)
-	{
-		if (!code_part(job, ts))
-			stop_with(job, BLOOM_ERR_NO_MEMORY);
-		(void) barrier(job, join_parts);
-	}
+/* Step 5. */
+static void *
+code_main(void *arg)
+{
+	flatten_thread *ts = arg;
+	bloom_flatten_job *job = ts->job;
 
 	pthread_mutex_lock(&job->lock);
-	if (--job->running == 0)
-		pthread_cond_broadcast(&job->caller_cond);
+	while (!job->go && !job->abort_start)
+		pthread_cond_wait(&job->barrier_cond, &job->lock);
 	pthread_mutex_unlock(&job->lock);
+	if (!is_cancelled(job) && !code_part(job, ts))
+		stop_with(job, BLOOM_ERR_NO_MEMORY);
+	leave_step(job);
 	return NULL;
 }
 
@@ -425,15 +521,53 @@ free_job(bloom_flatten_job *job)
 	free(job);
 }
 
+/*
+ * Start a step's threads, one a part, each held until all have started.
+ * The number started: those not started have no thread to join.
+ */
+static unsigned
+start_threads(bloom_flatten_job *job, void *(*main) (void *))
+{
+	sigset_t	all,
+				old;
+	unsigned	started = 0;
+
+	job->go = job->abort_start = false;
+	job->running = job->nthreads;
+	job->joined = false;
+	/* threads inherit the creator's signal mask: none may take a signal */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (unsigned t = 0; t < job->nthreads; t++)
+	{
+		job->threads[t].started = false;
+		if (pthread_create(&job->threads[t].thread, NULL, main, &job->threads[t]) != 0)
+			break;
+		job->threads[t].started = true;
+		started++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return started;
+}
+
+static void
+join_threads(bloom_flatten_job *job)
+{
+	if (job->joined)
+		return;
+	for (unsigned t = 0; t < job->nthreads; t++)
+		if (job->threads[t].started)
+			pthread_join(job->threads[t].thread, NULL);
+	job->joined = true;
+}
+
 bloom_status
 bloom_flatten_start(bloom_flatten_job **jobp, const bloom_hash_run *runs,
 					size_t nruns, unsigned nthreads)
 {
 	bloom_flatten_job *job;
 	pthread_condattr_t condattr;
-	sigset_t	all,
-				old;
-	bloom_status status = BLOOM_OK;
+	bool		all_started;
 
 	if (nthreads < 2 || nthreads > BLOOM_MAX_FINAL_THREADS)
 		return BLOOM_ERR_THREAD;
@@ -444,7 +578,7 @@ bloom_flatten_start(bloom_flatten_job **jobp, const bloom_hash_run *runs,
 	job->runs = runs;
 	job->nruns = nruns;
 	job->nthreads = nthreads;
-	job->running = nthreads;
+	job->joined = true;
 	pthread_mutex_init(&job->lock, NULL);
 	pthread_cond_init(&job->barrier_cond, NULL);
 	pthread_condattr_init(&condattr);
@@ -483,33 +617,20 @@ bloom_flatten_start(bloom_flatten_job **jobp, const bloom_hash_run *runs,
 		}
 	}
 
-	/* threads inherit the creator's signal mask: none may take a signal */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (unsigned t = 0; t < nthreads && status == BLOOM_OK; t++)
-	{
-		if (pthread_create(&job->threads[t].thread, NULL, thread_main,
-						   &job->threads[t]) != 0)
-			status = BLOOM_ERR_THREAD;
-		else
-			job->threads[t].started = true;
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-
+	/* the sort's barriers need every thread: all or none */
+	all_started = start_threads(job, sort_main) == nthreads;
 	pthread_mutex_lock(&job->lock);
-	if (status == BLOOM_OK)
+	if (all_started)
 		job->go = true;
 	else
 		job->abort_start = true;
 	pthread_cond_broadcast(&job->barrier_cond);
 	pthread_mutex_unlock(&job->lock);
-	if (status != BLOOM_OK)
+	if (!all_started)
 	{
-		for (unsigned t = 0; t < nthreads; t++)
-			if (job->threads[t].started)
-				pthread_join(job->threads[t].thread, NULL);
+		join_threads(job);
 		free_job(job);
-		return status;
+		return BLOOM_ERR_THREAD;
 	}
 	*jobp = job;
 	return BLOOM_OK;
@@ -520,14 +641,12 @@ bloom_flatten_wait(bloom_flatten_job *job, unsigned timeout_ms)
 {
 	struct timespec deadline = bloom_deadline_after(timeout_ms);
 	bool		done;
-	unsigned	want;
 
 	pthread_mutex_lock(&job->lock);
-	want = job->code_given ? 2 : 1;
-	while (job->steps_done < want && job->running > 0)
+	while (job->running > 0)
 		if (pthread_cond_timedwait(&job->caller_cond, &job->lock, &deadline) == ETIMEDOUT)
 			break;
-	done = job->steps_done >= want || job->running == 0;
+	done = job->running == 0;
 	pthread_mutex_unlock(&job->lock);
 	return done;
 }
@@ -535,52 +654,58 @@ bloom_flatten_wait(bloom_flatten_job *job, unsigned timeout_ms)
 void
 bloom_flatten_cancel(bloom_flatten_job *job)
 {
-	/* under the lock, so that a thread waiting for the output sees it */
-	pthread_mutex_lock(&job->lock);
 	__atomic_store_n(&job->cancelled, true, __ATOMIC_RELAXED);
-	pthread_cond_broadcast(&job->barrier_cond);
-	pthread_mutex_unlock(&job->lock);
 }
 
 bloom_status
-bloom_flatten_sorted(bloom_flatten_job *job, uint64_t *ndistinct)
+bloom_flatten_sorted(bloom_flatten_job *job, uint64_t *ndistinct, size_t *code_len)
 {
-	bloom_status status;
-
-	pthread_mutex_lock(&job->lock);
-	status = job->status != BLOOM_OK ? job->status :
-		job->steps_done >= 1 ? BLOOM_OK : BLOOM_ERR_CANCELLED;
+	join_threads(job);
 	*ndistinct = job->ndistinct;
-	pthread_mutex_unlock(&job->lock);
-	return status;
+	*code_len = job->code_len;
+	if (job->status != BLOOM_OK)
+		return job->status;
+	return job->sized && !is_cancelled(job) ? BLOOM_OK : BLOOM_ERR_CANCELLED;
 }
 
 void
 bloom_flatten_code(bloom_flatten_job *job, uint8_t *out)
 {
-	pthread_mutex_lock(&job->lock);
+	unsigned	started;
+
+	join_threads(job);			/* the sort's, if not yet */
 	job->out = out;
 	job->code_given = true;
+	started = start_threads(job, code_main);
+	pthread_mutex_lock(&job->lock);
+	job->running -= job->nthreads - started;
+	job->go = true;
 	pthread_cond_broadcast(&job->barrier_cond);
 	pthread_mutex_unlock(&job->lock);
+	/* the parts no thread took: here, as the threads would */
+	for (unsigned t = started; t < job->nthreads; t++)
+		if (!is_cancelled(job) && !code_part(job, &job->threads[t]))
+			stop_with(job, BLOOM_ERR_NO_MEMORY);
 }
 
 bloom_status
-bloom_flatten_finish(bloom_flatten_job *job, size_t *code_len)
+bloom_flatten_finish(bloom_flatten_job *job)
 {
 	bloom_status status;
 
-	/* threads still waiting for output that will not come must leave */
-	pthread_mutex_lock(&job->lock);
+	/* a sort nobody will take the code of stops at once */
 	if (!job->code_given)
-		__atomic_store_n(&job->cancelled, true, __ATOMIC_RELAXED);
-	pthread_cond_broadcast(&job->barrier_cond);
-	pthread_mutex_unlock(&job->lock);
-	for (unsigned t = 0; t < job->nthreads; t++)
-		pthread_join(job->threads[t].thread, NULL);
-	status = job->status != BLOOM_OK ? job->status :
-		job->steps_done == 2 ? BLOOM_OK : BLOOM_ERR_CANCELLED;
-	*code_len = job->code_len;
+		bloom_flatten_cancel(job);
+	join_threads(job);
+	if (job->status != BLOOM_OK)
+		status = job->status;
+	else if (!job->code_given || is_cancelled(job))
+		status = BLOOM_ERR_CANCELLED;
+	else
+	{
+		put_last_bytes(job);
+		status = BLOOM_OK;
+	}
 	free_job(job);
 	return status;
 }

@@ -11,12 +11,16 @@
  * bloom_sort_unique_parts gives for the same runs, for any number of
  * threads.
  *
- * A job goes in two steps, because the caller sizes the output by the
- * distinct count: start (decode, partition and sort), wait, sorted (the
- * count), code (into the caller's memory), wait, finish.  As with the
- * final (bloom_final.h), the caller waits a short while at a time, may
- * cancel, and always finishes: finishing joins every thread and frees
- * every byte, on every path.
+ * A job goes in two steps, because the caller allocates the output once
+ * its exact length is known: start (decode, partition, sort and count the
+ * code's bits), wait, sorted (the distinct count and the code's length),
+ * then, when the caller has the memory, code (straight into it), wait,
+ * finish.  No thread runs between the two steps, so a caller may keep a
+ * sorted job across calls of its own (PostgreSQL asks an expanded object
+ * for its flat size and then flattens it into memory it allocates in
+ * between).  As with the final (bloom_final.h), the caller waits a short
+ * while at a time, may cancel, and always finishes: finishing joins every
+ * thread and frees every byte, on every path.
  */
 #ifndef BLOOM_FLATTEN_H
 #define BLOOM_FLATTEN_H
@@ -39,8 +43,8 @@ typedef struct bloom_flatten_job bloom_flatten_job;
  * Start sorting the distinct hashes of the runs (a coded run is decoded
  * into its decode_into first, and checked) on nthreads threads (2 ..
  * BLOOM_MAX_FINAL_THREADS).  The runs must stay as they are until
- * bloom_flatten_finish.  On an error status nothing is left running or
- * allocated.
+ * bloom_flatten_sorted; the job keeps the sorted hashes of its own.  On an
+ * error status nothing is left running or allocated.
  */
 extern bloom_status bloom_flatten_start(bloom_flatten_job **job,
 										const bloom_hash_run *runs,
@@ -48,7 +52,7 @@ extern bloom_status bloom_flatten_start(bloom_flatten_job **job,
 
 /*
  * Wait up to timeout_ms for the step under way (the sort, then the code);
- * true once it is done or the job stopped.
+ * true once its threads are all gone, done or stopped.
  */
 extern bool bloom_flatten_wait(bloom_flatten_job *job, unsigned timeout_ms);
 
@@ -56,27 +60,28 @@ extern bool bloom_flatten_wait(bloom_flatten_job *job, unsigned timeout_ms);
 extern void bloom_flatten_cancel(bloom_flatten_job *job);
 
 /*
- * Once the sort is waited for: BLOOM_OK and the number of distinct hashes,
- * or why the job stopped (a coded run's decoding status, or
- * BLOOM_ERR_CANCELLED).
+ * Once the sort is waited for: BLOOM_OK, the number of distinct hashes and
+ * the exact length of their code, or why the job stopped (a coded run's
+ * decoding status, or BLOOM_ERR_CANCELLED).
  */
 extern bloom_status bloom_flatten_sorted(bloom_flatten_job *job,
-										 uint64_t *ndistinct);
+										 uint64_t *ndistinct,
+										 size_t *code_len);
 
 /*
  * Only after bloom_flatten_sorted's BLOOM_OK: start coding the distinct
  * hashes with parameter bloom_gaps_rice_param(ndistinct) into out, which
- * holds bloom_gaps_max_bytes(ndistinct, that parameter) bytes.
+ * holds exactly code_len bytes: nothing is written past them.  Where no
+ * thread can be started, the parts not taken are coded here, before this
+ * returns.
  */
 extern void bloom_flatten_code(bloom_flatten_job *job, uint8_t *out);
 
 /*
- * Join every thread and free the job: BLOOM_OK with the code's length in
- * *code_len if the code was written, else why not.  Exactly once after a
- * successful start.
+ * Join every thread and free the job: BLOOM_OK if the code was written
+ * whole, else why not.  Exactly once after a successful start.
  */
-extern bloom_status bloom_flatten_finish(bloom_flatten_job *job,
-										 size_t *code_len);
+extern bloom_status bloom_flatten_finish(bloom_flatten_job *job);
 
 BLOOM_END_PRIVATE
 

@@ -134,6 +134,13 @@ bloom_gaps_writer_finish(bloom_gaps_writer *w)
 	return w->pos;
 }
 
+void
+bloom_gaps_writer_move(bloom_gaps_writer *w, uint8_t *out)
+{
+	w->out = out;
+	w->pos = 0;
+}
+
 uint64_t
 bloom_gaps_code_bits(const uint32_t *hashes, uint64_t n, unsigned r,
 					 uint64_t *prev_plus_one)

@@ -73,6 +73,15 @@ extern void bloom_gaps_writer_put(bloom_gaps_writer *w, const uint32_t *hashes,
 extern size_t bloom_gaps_writer_finish(bloom_gaps_writer *w);
 
 /*
+ * Go on writing at out instead: the byte being completed (the old out at
+ * the bytes written so far, of which it keeps the pending bits) is out[0],
+ * and the count of bytes written starts again from 0.  A part's last
+ * hashes go to a buffer of its own this way, so that the writer's stores
+ * past its bytes stay off what another writer writes.
+ */
+extern void bloom_gaps_writer_move(bloom_gaps_writer *w, uint8_t *out);
+
+/*
  * The bits the code of n increasing hashes takes after *prev_plus_one (the
  * hash before them plus one), which is then the last one's plus one.
  */

@@ -672,84 +672,129 @@ static void
 stop_flatten_threads(int code, Datum arg)
 {
 	bloom_flatten_job *job = (bloom_flatten_job *) DatumGetPointer(arg);
-	size_t		code_len;
 
 	(void) code;
 	bloom_flatten_cancel(job);
-	(void) bloom_flatten_finish(job, &code_len);
+	(void) bloom_flatten_finish(job);
 }
 
-/*
- * Wait for a started flatten job's sort, allocate the flat form in cxt for
- * its distinct count and have it coded there, checking for interrupts
- * throughout; on any error or exit the job is cancelled and finished.
- * Returns the flat form, or NULL when the sort failed (bloom_flatten_finish
- * says why), with *code_len the code's length.
- */
-static uint8 *
-code_on_threads(bloom_flatten_job *job, BloomAggState *state, size_t *code_len,
-				bloom_status *status)
+/* Wait for a flatten's step, checking for interrupts; on an error or exit the job ends. */
+static void
+wait_for_flatten(bloom_flatten_job *job)
 {
-	uint8	   *volatile flat = NULL;	/* set in PG_TRY, read after it */
-	uint64		ndistinct = 0;
-
 	PG_ENSURE_ERROR_CLEANUP(stop_flatten_threads, PointerGetDatum(job));
 	{
 		while (!bloom_flatten_wait(job, FLATTEN_WAIT_MS))
 			CHECK_FOR_INTERRUPTS();
-		if (bloom_flatten_sorted(job, &ndistinct) == BLOOM_OK)
-		{
-			uint64		max = bloom_state_v2_max_size(ndistinct);
-
-			check_flat_size(max, ndistinct);
-			flat = MemoryContextAlloc(state->hdr.eoh_context, VARHDRSZ + max);
-			bloom_advise_huge_pages(flat, VARHDRSZ + max);
-			bloom_state_v2_write_header(flat + VARHDRSZ, state->bits_per_key,
-										state->nkeys, ndistinct);
-			bloom_flatten_code(job, flat + VARHDRSZ + BLOOM_STATE_V2_HEADER_BYTES);
-			while (!bloom_flatten_wait(job, FLATTEN_WAIT_MS))
-				CHECK_FOR_INTERRUPTS();
-		}
 	}
 	PG_END_ENSURE_ERROR_CLEANUP(stop_flatten_threads, PointerGetDatum(job));
-	*status = bloom_flatten_finish(job, code_len);
-	return flat;
+}
+
+static void
+report_flatten_failure(bloom_status status)
+{
+	if (status == BLOOM_ERR_GAPS_CODE)
+		bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED, "bloom_agg_state value");
+	if (status == BLOOM_ERR_NO_MEMORY)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("A thread coding a bloom_agg state could not allocate its buffer.")));
+	elog(ERROR, "bloom_agg's flatten threads stopped before they were done: %s",
+		 bloom_status_message(status));
+}
+
+/* A sorted job nobody took the code of: its memory goes. */
+static void
+drop_sorted_job(BloomAggState *state)
+{
+	bloom_flatten_job *job = state->sorted.job;
+
+	state->sorted.job = NULL;
+	if (job != NULL)
+		(void) bloom_flatten_finish(job);
+}
+
+/* The state's memory is reset or deleted. */
+static void
+drop_sorted_job_callback(void *arg)
+{
+	drop_sorted_job((BloomAggState *) arg);
 }
 
 /*
- * make_flat on nthreads threads (bloom_flatten.h): the state's runs and
- * buffer sorted and coded by the core's threads while this backend waits
- * and checks for interrupts; the flat form is allocated here once the
- * distinct count is known.  False, with nothing done, when the threads
- * cannot be had.
+ * The state's runs and buffer sorted by the core's threads (bloom_flatten.h)
+ * while this backend waits and checks for interrupts, and the code's exact
+ * length counted: the flat form's size is known, and its code waits in
+ * state->sorted for the memory it goes into, no thread running meanwhile.
+ * The job's memory goes with the state's if that memory never comes.
+ * False, with nothing done, when the threads cannot be had.
  */
 static bool
-make_flat_on_threads(BloomAggState *state, unsigned nthreads)
+sort_on_threads(BloomAggState *state, unsigned nthreads)
 {
 	bloom_hash_run *runs;
 	bloom_flatten_job *job;
 	bloom_status status;
-	uint8	   *flat = NULL;
-	size_t		code_len = 0;
+	uint64		ndistinct;
+	size_t		code_len;
+	uint64		payload;
 	int			n;
 
 	runs = state_blocks(state, state->hdr.eoh_context, true, &n);
 	if (bloom_flatten_start(&job, runs, n, nthreads) != BLOOM_OK)
-		status = BLOOM_ERR_THREAD;
-	else
-		flat = code_on_threads(job, state, &code_len, &status);
-	free_state_blocks(runs, n);
-	if (status == BLOOM_ERR_THREAD)
+	{
+		free_state_blocks(runs, n);
 		return false;
-	if (status == BLOOM_ERR_GAPS_CODE)
-		bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED, "bloom_agg_state value");
-	if (status != BLOOM_OK)
-		elog(ERROR, "bloom_agg's flatten threads stopped before they were done: %s",
-			 bloom_status_message(status));
-	state->flat = flat;
-	state->flat_size = VARHDRSZ + BLOOM_STATE_V2_HEADER_BYTES + code_len;
-	state->flat_nkeys = state->nkeys;
+	}
+	wait_for_flatten(job);
+	status = bloom_flatten_sorted(job, &ndistinct, &code_len);
+	free_state_blocks(runs, n);
+	payload = BLOOM_STATE_V2_HEADER_BYTES + (uint64) code_len;
+	if (status != BLOOM_OK || payload > MaxAllocSize - VARHDRSZ)
+	{
+		(void) bloom_flatten_finish(job);
+		if (status != BLOOM_OK)
+			report_flatten_failure(status);
+		check_flat_size(payload, ndistinct);
+	}
+	if (!state->sorted.callback_registered)
+	{
+		state->sorted.on_reset.func = drop_sorted_job_callback;
+		state->sorted.on_reset.arg = state;
+		MemoryContextRegisterResetCallback(state->hdr.eoh_context,
+										   &state->sorted.on_reset);
+		state->sorted.callback_registered = true;
+	}
+	state->sorted.job = job;
+	state->sorted.nkeys = state->nkeys;
+	state->sorted.ndistinct = ndistinct;
+	state->sorted.size = VARHDRSZ + payload;
 	return true;
+}
+
+/*
+ * A sorted state's flat form written into dest, which holds its
+ * state->sorted.size bytes, by the threads, straight from the sorted
+ * hashes; the job ends here.
+ */
+static void
+code_sorted(BloomAggState *state, uint8 *dest)
+{
+	bloom_flatten_job *job = state->sorted.job;
+	bloom_status status;
+
+	/* taken from the state first: an error below ends the job itself */
+	state->sorted.job = NULL;
+	bloom_state_v2_write_header(dest + VARHDRSZ, state->bits_per_key,
+								state->nkeys, state->sorted.ndistinct);
+	bloom_flatten_code(job, dest + VARHDRSZ + BLOOM_STATE_V2_HEADER_BYTES);
+	wait_for_flatten(job);
+	status = bloom_flatten_finish(job);
+	if (status != BLOOM_OK)
+		report_flatten_failure(status);
+	SET_VARSIZE(dest, state->sorted.size);
+	BLOOM_TRACE_LOG("flat coded bytes=%zu", (size_t) state->sorted.size);
 }
 
 /*
@@ -801,9 +846,16 @@ try_handoff(BloomAggState *state)
 	return true;
 }
 
-/* The flat form of an expanded state, made once while its keys hold. */
-static void
-make_flat(BloomAggState *state)
+/*
+ * Ready an expanded state's flat form, once while its keys hold: the
+ * reference of a hand-off, or the flat form made here (state->flat), or,
+ * for a large state, its hashes sorted on threads with the code to come
+ * (true): written straight into the memory it is to be in, so that a large
+ * state's code is written once, not into a flat form of the state's to be
+ * copied from.
+ */
+static bool
+prepare_flat(BloomAggState *state)
 {
 	unsigned	nthreads;
 
@@ -814,15 +866,18 @@ make_flat(BloomAggState *state)
 	Size		len;
 
 	if (state->flat != NULL && state->flat_nkeys == state->nkeys)
-		return;
+		return false;
+	if (state->sorted.job != NULL && state->sorted.nkeys == state->nkeys)
+		return true;
 	if (state->flat != NULL)
 		pfree(state->flat);
 	state->flat = NULL;
+	drop_sorted_job(state);
 	BLOOM_TRACE_LOG("flat start keys=" UINT64_FORMAT " runs=%d buffered=" UINT64_FORMAT,
 					state->nkeys, state->nruns, state->nbuffered);
 
 	if (try_handoff(state))
-		return;
+		return false;
 	if (state->nbuffered == 0 && state->nruns == 1 && state->shared == NULL &&
 		state->runs->sorted && !state->runs->coded)
 	{
@@ -836,11 +891,10 @@ make_flat(BloomAggState *state)
 		ndistinct = 0;
 	}
 	else if ((nthreads = flatten_threads(state)) > 1 &&
-			 make_flat_on_threads(state, nthreads))
+			 sort_on_threads(state, nthreads))
 	{
 		BLOOM_TRACE_LOG("flat sorted threads=%u", nthreads);
-		BLOOM_TRACE_LOG("flat coded bytes=%zu", (size_t) state->flat_size);
-		return;
+		return true;
 	}
 	else
 		hashes = sorted = sorted_distinct_hashes(state, &ndistinct);
@@ -857,6 +911,24 @@ make_flat(BloomAggState *state)
 	state->flat_size = VARHDRSZ + len;
 	state->flat_nkeys = state->nkeys;
 	BLOOM_TRACE_LOG("flat coded bytes=%zu", (size_t) state->flat_size);
+	return false;
+}
+
+/* The flat form of an expanded state, kept in the state while its keys hold. */
+static void
+make_flat(BloomAggState *state)
+{
+	if (prepare_flat(state))
+	{
+		uint8	   *flat = MemoryContextAlloc(state->hdr.eoh_context,
+											  state->sorted.size);
+
+		bloom_advise_huge_pages(flat, state->sorted.size);
+		code_sorted(state, flat);
+		state->flat = flat;
+		state->flat_size = VARSIZE(flat);
+		state->flat_nkeys = state->nkeys;
+	}
 }
 
 static Size
@@ -864,8 +936,7 @@ bloom_agg_state_flat_size(ExpandedObjectHeader *eohptr)
 {
 	BloomAggState *state = (BloomAggState *) eohptr;
 
-	make_flat(state);
-	return state->flat_size;
+	return prepare_flat(state) ? state->sorted.size : state->flat_size;
 }
 
 static void
@@ -873,18 +944,24 @@ bloom_agg_state_flatten(ExpandedObjectHeader *eohptr, void *result,
 						Size allocated_size)
 {
 	BloomAggState *state = (BloomAggState *) eohptr;
+	bool		coded_here = prepare_flat(state);
+	Size		size = coded_here ? state->sorted.size : state->flat_size;
 
-	make_flat(state);
-	Assert(allocated_size == state->flat_size);
+	Assert(allocated_size == size);
 	(void) allocated_size;		/* read only by the assertion */
 	/*
 	 * The caller's new area (a tuple, or the copy PostgreSQL makes of an
 	 * aggregate's result that has no final function) is first written here:
 	 * on huge pages, one fault for each 2 MB instead of each 4 kB.
 	 */
-	bloom_advise_huge_pages(result, state->flat_size);
-	memcpy(result, state->flat, state->flat_size);
-	SET_VARSIZE(result, state->flat_size);
+	bloom_advise_huge_pages(result, size);
+	if (coded_here)
+		code_sorted(state, result);
+	else
+	{
+		memcpy(result, state->flat, size);
+		SET_VARSIZE(result, size);
+	}
 }
 
 static void

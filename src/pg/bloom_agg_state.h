@@ -107,6 +107,20 @@ typedef struct BloomAggState
 	uint8	   *flat;
 	Size		flat_size;
 	uint64		flat_nkeys;
+	/*
+	 * Or a large state's hashes sorted on threads, their code to come
+	 * straight into the memory the flat form is to be in, while nkeys holds
+	 * (bloom_agg_state.c: prepare_flat).
+	 */
+	struct
+	{
+		struct bloom_flatten_job *job;	/* no thread running; NULL if none */
+		uint64		nkeys;
+		uint64		ndistinct;
+		Size		size;		/* the flat form's */
+		bool		callback_registered;
+		MemoryContextCallback on_reset; /* frees a job never coded */
+	}			sorted;
 } BloomAggState;
 
 /* Hashes of a state (a buffer chunk, a run, or a flat state's): bloom_hash_run. */

@@ -4,10 +4,15 @@
  */
 #include "unit.h"
 
+/* Bytes after the code that the flatten must leave as they were. */
+#define GUARD_BYTES 16
+#define GUARD_VALUE 0xa5
+
 /*
  * Flatten runs on nthreads threads, waiting as a backend does: the code in
- * a new allocation (*code), its length and distinct count.  A failure's
- * status is returned with nothing allocated.
+ * a new allocation (*code) of exactly its length but for a guard after it,
+ * checked untouched, its length and distinct count.  A failure's status is
+ * returned with nothing allocated.
  */
 static bloom_status
 flatten_on_threads(const bloom_hash_run *runs, size_t nruns, unsigned nthreads,
@@ -15,24 +20,27 @@ flatten_on_threads(const bloom_hash_run *runs, size_t nruns, unsigned nthreads,
 {
 	bloom_flatten_job *job;
 	bloom_status st = bloom_flatten_start(&job, runs, nruns, nthreads);
-	size_t		ignored;
 
 	*code = NULL;
 	if (st != BLOOM_OK)
 		return st;
 	while (!bloom_flatten_wait(job, 5))
 		;
-	st = bloom_flatten_sorted(job, ndistinct);
+	st = bloom_flatten_sorted(job, ndistinct, len);
 	if (st != BLOOM_OK)
 	{
-		(void) bloom_flatten_finish(job, &ignored);
+		(void) bloom_flatten_finish(job);
 		return st;
 	}
-	*code = malloc(bloom_gaps_max_bytes(*ndistinct, bloom_gaps_rice_param(*ndistinct)) + 1);
+	*code = malloc(*len + GUARD_BYTES);
+	memset(*code, GUARD_VALUE, *len + GUARD_BYTES);
 	bloom_flatten_code(job, *code);
 	while (!bloom_flatten_wait(job, 5))
 		;
-	st = bloom_flatten_finish(job, len);
+	st = bloom_flatten_finish(job);
+	for (size_t i = 0; i < GUARD_BYTES; i++)
+		check((*code)[*len + i] == GUARD_VALUE,
+			  "%u threads wrote byte %zu past the %zu of the code", nthreads, i, *len);
 	if (st != BLOOM_OK)
 	{
 		free(*code);
@@ -42,13 +50,13 @@ flatten_on_threads(const bloom_hash_run *runs, size_t nruns, unsigned nthreads,
 }
 
 /*
- * The code on 2, 3 and 8 threads is bloom_gaps_encode's of what
+ * The code on 2, 3, 8 and the most threads is bloom_gaps_encode's of what
  * bloom_sort_unique_parts makes of the same (decoded) runs.
  */
 static void
 flatten_same_code(bloom_hash_run *runs, size_t nruns, const char *what)
 {
-	static const unsigned threads[] = {2, 3, 8};
+	static const unsigned threads[] = {2, 3, 8, BLOOM_MAX_FINAL_THREADS};
 	const uint32_t **parts = malloc((nruns + 1) * sizeof(uint32_t *));
 	size_t	   *lens = malloc((nruns + 1) * sizeof(size_t));
 	uint32_t   *tmp = malloc(BLOOM_SORT_TMP_MIN * sizeof(uint32_t));
@@ -133,6 +141,27 @@ test_flatten(void)
 	}
 	test_end();
 
+	test_begin("parts of a few hashes or bytes: every count from 1 to 300, close and far apart");
+	{
+		/*
+		 * A part's last hashes go through a buffer of its own, and a byte
+		 * may be shared by two parts or more: with few hashes a thread, a
+		 * part is all tail or ends anywhere in a byte.
+		 */
+		uint32_t	few[300];
+
+		for (size_t m = 1; m <= 300; m++)
+		{
+			uint32_t	step = m % 3 == 0 ? 1 : m % 3 == 1 ? 977 : 14000000;
+
+			for (size_t i = 0; i < m; i++)
+				few[i] = (uint32_t) (rng_next() % 50) + (uint32_t) i * step;
+			runs[7] = (bloom_hash_run) {few, m, NULL, 0, NULL};
+			flatten_same_code(runs + 7, 1, "a few hashes");
+		}
+	}
+	test_end();
+
 	test_begin("coded runs decoded on the threads; a damaged code is reported");
 	{
 		size_t		m = 1000000;
@@ -173,6 +202,7 @@ test_flatten(void)
 		bloom_flatten_job *job;
 		size_t		len;
 		uint64_t	d;
+		uint8_t    *out;
 
 		runs[0] = (bloom_hash_run) {hashes, n, NULL, 0, NULL};
 		/* cancelled at once */
@@ -180,17 +210,30 @@ test_flatten(void)
 		bloom_flatten_cancel(job);
 		while (!bloom_flatten_wait(job, 5))
 			;
-		check(bloom_flatten_finish(job, &len) == BLOOM_ERR_CANCELLED, "a cancelled job did not say so");
+		check(bloom_flatten_sorted(job, &d, &len) == BLOOM_ERR_CANCELLED,
+			  "a cancelled sort said it was sorted");
+		check(bloom_flatten_finish(job) == BLOOM_ERR_CANCELLED, "a cancelled job did not say so");
 		/* sorted, then finished without an output */
 		check(bloom_flatten_start(&job, runs, 1, 3) == BLOOM_OK, "start");
 		while (!bloom_flatten_wait(job, 5))
 			;
-		check(bloom_flatten_sorted(job, &d) == BLOOM_OK && d > 0, "sorted");
-		check(bloom_flatten_finish(job, &len) == BLOOM_ERR_CANCELLED,
+		check(bloom_flatten_sorted(job, &d, &len) == BLOOM_OK && d > 0 && len > 0, "sorted");
+		check(bloom_flatten_finish(job) == BLOOM_ERR_CANCELLED,
 			  "a job given no output did not say so");
+		/* sorted, given its output, cancelled while coding and finished at once */
+		check(bloom_flatten_start(&job, runs, 1, 4) == BLOOM_OK, "start");
+		while (!bloom_flatten_wait(job, 5))
+			;
+		check(bloom_flatten_sorted(job, &d, &len) == BLOOM_OK, "sorted");
+		out = malloc(len);
+		bloom_flatten_code(job, out);
+		bloom_flatten_cancel(job);
+		check(bloom_flatten_finish(job) == BLOOM_ERR_CANCELLED,
+			  "a job cancelled while coding did not say so");
+		free(out);
 		/* finished straight after the start */
 		check(bloom_flatten_start(&job, runs, 1, 2) == BLOOM_OK, "start");
-		check(bloom_flatten_finish(job, &len) == BLOOM_ERR_CANCELLED, "finish at once");
+		check(bloom_flatten_finish(job) == BLOOM_ERR_CANCELLED, "finish at once");
 		check(bloom_flatten_start(&job, runs, 1, 1) == BLOOM_ERR_THREAD &&
 			  bloom_flatten_start(&job, runs, 1, BLOOM_MAX_FINAL_THREADS + 1) == BLOOM_ERR_THREAD,
 			  "thread counts out of range accepted");
