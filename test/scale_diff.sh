@@ -19,8 +19,9 @@
 # with a lone worker that sorts and codes its state on threads; the
 # leader's DEBUG1 lines must say which way the states went.  The
 # two-phase state of all keys (bloom_agg_partial), sorted and coded by one
-# thread or by threads, must be the same bytes, and bloom_agg_merge of it
-# libleveldb's filter.
+# thread or by threads, must be the same bytes, bloom_agg_merge of it
+# libleveldb's filter, and its pg_column_size, asked of the aggregate's
+# result, the stored state's size.
 # Then as many keys with only 300,000 and only 1,000 distinct ones,
 # against `leveldb_diff filter-cycle`.
 #
@@ -150,12 +151,24 @@ for mode in serial parallel queued worker; do
 	for threads in 1 8; do
 		settings=$(settings_for $mode $threads)
 		got=$(q -c "$settings" -c "CREATE TEMP TABLE st AS SELECT bloom_agg_partial(k, 10) AS s FROM keys" \
-			-c "SELECT md5(bloom_agg_state_send(s)), (SELECT md5(bloom_agg_merge(s)::bytea) FROM st) FROM st" -c "DROP TABLE st")
-		states="$states ${got%%|*}"
-		if [ "${got#*|}" = "$want" ]; then
+			-c "SELECT md5(bloom_agg_state_send(s)), (SELECT md5(bloom_agg_merge(s)::bytea) FROM st), octet_length(bloom_agg_state_send(s)) + 4 FROM st" -c "DROP TABLE st")
+		IFS='|' read -r state_md5 merged_md5 flat_size <<<"$got"
+		states="$states $state_md5"
+		if [ "$merged_md5" = "$want" ]; then
 			pass "bloom_agg_partial, $mode, $threads threads: bloom_agg_merge of it is libleveldb's filter"
 		else
-			fail "bloom_agg_partial, $mode, $threads threads: bloom_agg_merge gives md5 ${got#*|}, libleveldb's is $want"
+			fail "bloom_agg_partial, $mode, $threads threads: bloom_agg_merge gives md5 $merged_md5, libleveldb's is $want"
+		fi
+		# The size a state gives before it is flattened (from 16 on, all
+		# pg_column_size asks of the aggregate's result): the exact length
+		# its sorted hashes' code will take.
+		if [ "$threads" = 8 ]; then
+			size=$(q -c "$settings" -c "SELECT pg_column_size(bloom_agg_partial(k, 10)) FROM keys")
+			if [ "$size" = "$flat_size" ]; then
+				pass "bloom_agg_partial, $mode, $threads threads: pg_column_size is the stored state's $flat_size bytes"
+			else
+				fail "bloom_agg_partial, $mode, $threads threads: pg_column_size says $size bytes, the stored state has $flat_size"
+			fi
 		fi
 	done
 done
