@@ -10,7 +10,7 @@
  *		copies the other threads set bits while one decodes it, and then
  *		wait for it.  Then the threaded flatten (bloom_flatten.c) of the
  *		same runs: the serial sort's code on 2, 3 and 8 threads, and a
- *		cancel while its threads run.
+ *		cancel while its threads sort and while they code.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -132,13 +132,13 @@ main(void)
 			{
 				while (!bloom_flatten_wait(job, 5))
 					;
-				if (bloom_flatten_sorted(job, &got_d) == BLOOM_OK && got_d == d)
+				if (bloom_flatten_sorted(job, &got_d, &len) == BLOOM_OK && got_d == d)
 				{
 					bloom_flatten_code(job, got_code);
 					while (!bloom_flatten_wait(job, 5))
 						;
 				}
-				ok = bloom_flatten_finish(job, &len) == BLOOM_OK && len == want_len &&
+				ok = bloom_flatten_finish(job) == BLOOM_OK && len == want_len &&
 					memcmp(got_code, want_code, len) == 0;
 			}
 			printf("%s flatten, %u threads: the serial sort's code\n", ok ? "ok  " : "FAIL", threads[t]);
@@ -147,8 +147,8 @@ main(void)
 			{
 				(void) bloom_flatten_wait(job, 1);
 				bloom_flatten_cancel(job);
-				(void) bloom_flatten_finish(job, &len);
-				printf("ok   flatten, %u threads: cancelled and joined\n", threads[t]);
+				(void) bloom_flatten_finish(job);
+				printf("ok   flatten, %u threads: cancelled while sorting and joined\n", threads[t]);
 				passed++;
 			}
 			else
@@ -156,6 +156,22 @@ main(void)
 				printf("FAIL flatten, %u threads: could not start\n", threads[t]);
 				failed++;
 			}
+			ok = false;
+			if (bloom_flatten_start(&job, runs, 3, threads[t]) == BLOOM_OK)
+			{
+				while (!bloom_flatten_wait(job, 5))
+					;
+				if (bloom_flatten_sorted(job, &got_d, &len) == BLOOM_OK)
+				{
+					bloom_flatten_code(job, got_code);
+					(void) bloom_flatten_wait(job, 1);
+					bloom_flatten_cancel(job);
+					ok = true;
+				}
+				(void) bloom_flatten_finish(job);
+			}
+			printf("%s flatten, %u threads: cancelled while coding and joined\n", ok ? "ok  " : "FAIL", threads[t]);
+			ok ? passed++ : failed++;
 		}
 		free(got_code);
 		free(want_code);
