@@ -53,6 +53,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bloom_barrier.h"
 #include "bloom_final.h"
 #include "bloom_gaps.h"
 #include "bloom_setops.h"
@@ -164,7 +165,7 @@ struct bloom_final_job
 	uint64_t	nclaims;		/* slices a stripe is taken in */
 
 	pthread_mutex_t lock;
-	pthread_cond_t barrier_cond;
+	bloom_barrier barrier;		/* waits on lock */
 	pthread_cond_t done_cond;
 	pthread_cond_t decoded_cond;	/* a run was decoded, or a cancel */
 	/* all below under lock */
@@ -174,10 +175,6 @@ struct bloom_final_job
 	size_t		first_open;		/* every run before it handed out */
 	size_t		decode_next;	/* the next run to decode, if coded */
 	bloom_status decode_status;
-	unsigned	arrived;
-	uint64_t	generation;
-	bool		go;				/* every thread started: begin */
-	bool		abort_start;	/* a thread could not start: leave at once */
 	/*
 	 * Read and written with atomic builtins only, so that a thread can see
 	 * a cancel between two blocks of work without taking the lock.
@@ -185,7 +182,6 @@ struct bloom_final_job
 	bool		cancelled;
 	bool		bucket_full;	/* step 1: some thread's bucket is full */
 	size_t		next_region;	/* step 2: the next region to set */
-	bool		stop;			/* the barrier's decision: leave the loop */
 	bool		completed;
 	unsigned	running;
 	thread_state threads[];
@@ -252,6 +248,31 @@ set_cancelled(bloom_final_job *job)
 	__atomic_store_n(&job->cancelled, true, __ATOMIC_RELAXED);
 }
 
+/* A barrier's end for the final's threads (see barrier below). */
+typedef struct step_end
+{
+	bloom_final_job *job;
+	bool		last_round_check;
+} step_end;
+
+static bool
+end_step(void *arg)
+{
+	step_end   *end = arg;
+	bloom_final_job *job = end->job;
+	bool		all_exhausted = true;
+	bool		cancelled = is_cancelled(job);
+
+	for (unsigned t = 0; t < job->nthreads; t++)
+		all_exhausted &= job->threads[t].exhausted;
+	if (end->last_round_check && all_exhausted && !cancelled)
+		job->completed = true;
+	/* for the next step, whichever it is */
+	__atomic_store_n(&job->bucket_full, false, __ATOMIC_RELAXED);
+	__atomic_store_n(&job->next_region, 0, __ATOMIC_RELAXED);
+	return cancelled || (end->last_round_check && all_exhausted);
+}
+
 /*
  * Wait for every thread; the last to arrive decides, under the lock, what
  * all of them do next.  Returns that decision: true to stop.
@@ -259,36 +280,9 @@ set_cancelled(bloom_final_job *job)
 static bool
 barrier(bloom_final_job *job, bool last_round_check)
 {
-	bool		stop;
+	step_end	end = {job, last_round_check};
 
-	pthread_mutex_lock(&job->lock);
-	if (++job->arrived == job->nthreads)
-	{
-		bool		all_exhausted = true;
-		bool		cancelled = is_cancelled(job);
-
-		for (unsigned t = 0; t < job->nthreads; t++)
-			all_exhausted &= job->threads[t].exhausted;
-		job->stop = cancelled || (last_round_check && all_exhausted);
-		if (last_round_check && all_exhausted && !cancelled)
-			job->completed = true;
-		job->arrived = 0;
-		job->generation++;
-		/* for the next step, whichever it is */
-		__atomic_store_n(&job->bucket_full, false, __ATOMIC_RELAXED);
-		__atomic_store_n(&job->next_region, 0, __ATOMIC_RELAXED);
-		pthread_cond_broadcast(&job->barrier_cond);
-	}
-	else
-	{
-		uint64_t	generation = job->generation;
-
-		while (generation == job->generation)
-			pthread_cond_wait(&job->barrier_cond, &job->lock);
-	}
-	stop = job->stop;
-	pthread_mutex_unlock(&job->lock);
-	return stop;
+	return bloom_barrier_wait(&job->barrier, end_step, &end);
 }
 
 /*
@@ -596,11 +590,7 @@ thread_main(void *arg)
 	bloom_final_job *job = ts->job;
 	bool		leave;
 
-	pthread_mutex_lock(&job->lock);
-	while (!job->go && !job->abort_start)
-		pthread_cond_wait(&job->barrier_cond, &job->lock);
-	leave = job->abort_start;
-	pthread_mutex_unlock(&job->lock);
+	leave = !bloom_barrier_await_start(&job->barrier);
 #ifdef BLOOM_TRACE
 	ts->t_go = bloom_trace_ms();
 #endif
@@ -680,7 +670,7 @@ free_job(bloom_final_job *job)
 	free(job->run_start);
 	pthread_cond_destroy(&job->decoded_cond);
 	pthread_cond_destroy(&job->done_cond);
-	pthread_cond_destroy(&job->barrier_cond);
+	bloom_barrier_destroy(&job->barrier);
 	pthread_mutex_destroy(&job->lock);
 	free(job);
 }
@@ -689,10 +679,7 @@ free_job(bloom_final_job *job)
 static void
 abort_started(bloom_final_job *job)
 {
-	pthread_mutex_lock(&job->lock);
-	job->abort_start = true;
-	pthread_cond_broadcast(&job->barrier_cond);
-	pthread_mutex_unlock(&job->lock);
+	bloom_barrier_open(&job->barrier, false);
 	for (unsigned t = 0; t < job->nthreads; t++)
 		if (job->threads[t].started)
 			pthread_join(job->threads[t].thread, NULL);
@@ -746,7 +733,7 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 	job->running = nthreads;
 
 	pthread_mutex_init(&job->lock, NULL);
-	pthread_cond_init(&job->barrier_cond, NULL);
+	bloom_barrier_init(&job->barrier, &job->lock, nthreads);
 	pthread_condattr_init(&condattr);
 	pthread_condattr_setclock(&condattr, CLOCK_MONOTONIC);
 	pthread_cond_init(&job->done_cond, &condattr);
@@ -822,10 +809,7 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 		free_job(job);
 		return status;
 	}
-	pthread_mutex_lock(&job->lock);
-	job->go = true;
-	pthread_cond_broadcast(&job->barrier_cond);
-	pthread_mutex_unlock(&job->lock);
+	bloom_barrier_open(&job->barrier, true);
 	*jobp = job;
 	return BLOOM_OK;
 }

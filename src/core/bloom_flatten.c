@@ -41,6 +41,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bloom_barrier.h"
 #include "bloom_flatten.h"
 #include "bloom_gaps.h"
 #include "bloom_sort.h"
@@ -83,16 +84,11 @@ struct bloom_flatten_job
 	bool		code_given;
 
 	pthread_mutex_t lock;
-	pthread_cond_t barrier_cond;
+	bloom_barrier barrier;		/* waits on lock */
 	pthread_cond_t caller_cond; /* the step's threads all gone */
 	/* all below under lock */
 	size_t		next_run;		/* to decode */
 	size_t		next_bucket;	/* to sort */
-	unsigned	arrived;
-	uint64_t	generation;
-	bool		stop;			/* the barrier's decision: leave */
-	bool		go;
-	bool		abort_start;
 	bool		sized;			/* sorted, and the code's length known */
 	unsigned	running;		/* threads of the step under way */
 	bloom_status status;		/* the first failure */
@@ -106,6 +102,25 @@ is_cancelled(bloom_flatten_job *job)
 	return __atomic_load_n(&job->cancelled, __ATOMIC_RELAXED);
 }
 
+/* A step's end: its between (run by the last to arrive), unless cancelled. */
+typedef struct step_end
+{
+	bloom_flatten_job *job;
+	void		(*between) (bloom_flatten_job *job);
+} step_end;
+
+static bool
+end_step(void *arg)
+{
+	step_end   *end = arg;
+
+	if (is_cancelled(end->job))
+		return true;
+	if (end->between != NULL)
+		end->between(end->job);
+	return false;
+}
+
 /*
  * Wait for every thread; the last to arrive runs between(job) under the
  * lock, unless the job is cancelled.  Returns true when the threads must
@@ -114,28 +129,9 @@ is_cancelled(bloom_flatten_job *job)
 static bool
 barrier(bloom_flatten_job *job, void (*between) (bloom_flatten_job *job))
 {
-	bool		stop;
+	step_end	end = {job, between};
 
-	pthread_mutex_lock(&job->lock);
-	if (++job->arrived == job->nthreads)
-	{
-		job->stop = is_cancelled(job);
-		if (!job->stop && between != NULL)
-			between(job);
-		job->arrived = 0;
-		job->generation++;
-		pthread_cond_broadcast(&job->barrier_cond);
-	}
-	else
-	{
-		uint64_t	generation = job->generation;
-
-		while (generation == job->generation)
-			pthread_cond_wait(&job->barrier_cond, &job->lock);
-	}
-	stop = job->stop;
-	pthread_mutex_unlock(&job->lock);
-	return stop;
+	return bloom_barrier_wait(&job->barrier, end_step, &end);
 }
 
 /* Record the job's first failure and stop it at the next barrier. */
@@ -449,13 +445,7 @@ sort_main(void *arg)
 {
 	flatten_thread *ts = arg;
 	bloom_flatten_job *job = ts->job;
-	bool		leave;
-
-	pthread_mutex_lock(&job->lock);
-	while (!job->go && !job->abort_start)
-		pthread_cond_wait(&job->barrier_cond, &job->lock);
-	leave = job->abort_start;
-	pthread_mutex_unlock(&job->lock);
+	bool		leave = !bloom_barrier_await_start(&job->barrier);
 
 	if (!leave)
 	{
@@ -493,11 +483,8 @@ code_main(void *arg)
 	flatten_thread *ts = arg;
 	bloom_flatten_job *job = ts->job;
 
-	pthread_mutex_lock(&job->lock);
-	while (!job->go && !job->abort_start)
-		pthread_cond_wait(&job->barrier_cond, &job->lock);
-	pthread_mutex_unlock(&job->lock);
-	if (!is_cancelled(job) && !code_part(job, ts))
+	if (bloom_barrier_await_start(&job->barrier) && !is_cancelled(job) &&
+		!code_part(job, ts))
 		stop_with(job, BLOOM_ERR_NO_MEMORY);
 	leave_step(job);
 	return NULL;
@@ -516,7 +503,7 @@ free_job(bloom_flatten_job *job)
 	free(job->bucket_distinct);
 	free(job->sorted);
 	pthread_cond_destroy(&job->caller_cond);
-	pthread_cond_destroy(&job->barrier_cond);
+	bloom_barrier_destroy(&job->barrier);
 	pthread_mutex_destroy(&job->lock);
 	free(job);
 }
@@ -532,7 +519,7 @@ start_threads(bloom_flatten_job *job, void *(*main) (void *))
 				old;
 	unsigned	started = 0;
 
-	job->go = job->abort_start = false;
+	bloom_barrier_reset(&job->barrier);
 	job->running = job->nthreads;
 	job->joined = false;
 	/* threads inherit the creator's signal mask: none may take a signal */
@@ -580,7 +567,7 @@ bloom_flatten_start(bloom_flatten_job **jobp, const bloom_hash_run *runs,
 	job->nthreads = nthreads;
 	job->joined = true;
 	pthread_mutex_init(&job->lock, NULL);
-	pthread_cond_init(&job->barrier_cond, NULL);
+	bloom_barrier_init(&job->barrier, &job->lock, nthreads);
 	pthread_condattr_init(&condattr);
 	pthread_condattr_setclock(&condattr, CLOCK_MONOTONIC);
 	pthread_cond_init(&job->caller_cond, &condattr);
@@ -619,13 +606,7 @@ bloom_flatten_start(bloom_flatten_job **jobp, const bloom_hash_run *runs,
 
 	/* the sort's barriers need every thread: all or none */
 	all_started = start_threads(job, sort_main) == nthreads;
-	pthread_mutex_lock(&job->lock);
-	if (all_started)
-		job->go = true;
-	else
-		job->abort_start = true;
-	pthread_cond_broadcast(&job->barrier_cond);
-	pthread_mutex_unlock(&job->lock);
+	bloom_barrier_open(&job->barrier, all_started);
 	if (!all_started)
 	{
 		join_threads(job);
@@ -679,9 +660,8 @@ bloom_flatten_code(bloom_flatten_job *job, uint8_t *out)
 	started = start_threads(job, code_main);
 	pthread_mutex_lock(&job->lock);
 	job->running -= job->nthreads - started;
-	job->go = true;
-	pthread_cond_broadcast(&job->barrier_cond);
 	pthread_mutex_unlock(&job->lock);
+	bloom_barrier_open(&job->barrier, true);
 	/* the parts no thread took: here, as the threads would */
 	for (unsigned t = started; t < job->nthreads; t++)
 		if (!is_cancelled(job) && !code_part(job, &job->threads[t]))
