@@ -15,8 +15,7 @@
  *	   dropping repeats (bloom_sort_bucket_unique): the buckets are
  *	   disjoint ranges of hashes, so repeats can only be within one.  The
  *	   last arriver adds up the distinct hashes and gives each thread a
- *	   run of consecutive buckets holding about as many, then the job
- *	   waits for the caller's output memory;
+ *	   run of consecutive buckets holding about as many;
  *	4. each thread counts the bits of its buckets' code, and the last
  *	   arriver places each thread's part in the code.  The threads leave:
  *	   the caller learns the code's exact length and allocates the output;

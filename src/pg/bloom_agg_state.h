@@ -103,7 +103,10 @@ typedef struct BloomAggState
 	int			nsketch;
 	uint32	   *scratch;		/* the sort's, kept for the next sort */
 	uint64		scratch_capacity;
-	/* the flat form, made by get_flat_size for flatten, while nkeys holds */
+	/*
+	 * The flat form, while nkeys holds: a hand-off's reference, a state
+	 * sorted on one thread, or one the output functions asked for.
+	 */
 	uint8	   *flat;
 	Size		flat_size;
 	uint64		flat_nkeys;
