@@ -145,6 +145,19 @@ SELECT name, octet_length(serial::bytea) AS bytes,
        round(state_bytes::numeric / keys, 1) AS state_bytes_per_distinct_key
   FROM f ORDER BY name;
 
+-- A large state (sorted on threads) flattened twice: from PostgreSQL 16 on
+-- an aggregate's result is not copied, and each of a new table's two
+-- columns flattens it, the first straight into the tuple, the second after
+-- a new sort, from the flat form then kept.  The same bytes both times.
+CREATE TABLE flat_twice AS
+  SELECT s AS a, s AS b
+    FROM (SELECT bloom_partial(k, 10) AS s FROM many_keys WHERE name = 'distinct') x;
+SELECT bloom_agg_state_send(a) = bloom_agg_state_send(b) AS same_bytes,
+       bloom_agg_finalfn(a) = (SELECT bloom_agg(k, 10) FROM many_keys
+                                WHERE name = 'distinct') AS filter_same
+  FROM flat_twice;
+DROP TABLE flat_twice;
+
 DROP TABLE parts, states, state_copy, raw_bytes, many, many_keys, v1;
 DROP AGGREGATE bloom_partial(text, integer);
 DROP AGGREGATE bloom_combine(bloom_agg_state);

@@ -794,7 +794,22 @@ code_sorted(BloomAggState *state, uint8 *dest)
 	if (status != BLOOM_OK)
 		report_flatten_failure(status);
 	SET_VARSIZE(dest, state->sorted.size);
+	state->sorted.coded = true;
+	state->sorted.coded_nkeys = state->nkeys;
 	BLOOM_TRACE_LOG("flat coded bytes=%zu", (size_t) state->sorted.size);
+}
+
+/* A sorted state's flat form, coded into the state's own memory and kept. */
+static void
+keep_sorted_flat(BloomAggState *state)
+{
+	uint8	   *flat = MemoryContextAlloc(state->hdr.eoh_context, state->sorted.size);
+
+	bloom_advise_huge_pages(flat, state->sorted.size);
+	code_sorted(state, flat);
+	state->flat = flat;
+	state->flat_size = VARSIZE(flat);
+	state->flat_nkeys = state->nkeys;
 }
 
 /*
@@ -852,7 +867,10 @@ try_handoff(BloomAggState *state)
  * for a large state, its hashes sorted on threads with the code to come
  * (true): written straight into the memory it is to be in, so that a large
  * state's code is written once, not into a flat form of the state's to be
- * copied from.
+ * copied from.  That memory is the caller's, so a state flattened again
+ * (from PostgreSQL 16 on an aggregate's result is not copied, and each
+ * consumer may flatten it) is sorted again, once: the second time its flat
+ * form is made and kept here.
  */
 static bool
 prepare_flat(BloomAggState *state)
@@ -894,7 +912,10 @@ prepare_flat(BloomAggState *state)
 			 sort_on_threads(state, nthreads))
 	{
 		BLOOM_TRACE_LOG("flat sorted threads=%u", nthreads);
-		return true;
+		if (!state->sorted.coded || state->sorted.coded_nkeys != state->nkeys)
+			return true;
+		keep_sorted_flat(state);
+		return false;
 	}
 	else
 		hashes = sorted = sorted_distinct_hashes(state, &ndistinct);
@@ -919,16 +940,7 @@ static void
 make_flat(BloomAggState *state)
 {
 	if (prepare_flat(state))
-	{
-		uint8	   *flat = MemoryContextAlloc(state->hdr.eoh_context,
-											  state->sorted.size);
-
-		bloom_advise_huge_pages(flat, state->sorted.size);
-		code_sorted(state, flat);
-		state->flat = flat;
-		state->flat_size = VARSIZE(flat);
-		state->flat_nkeys = state->nkeys;
-	}
+		keep_sorted_flat(state);
 }
 
 static Size

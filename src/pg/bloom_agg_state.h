@@ -121,6 +121,8 @@ typedef struct BloomAggState
 		uint64		nkeys;
 		uint64		ndistinct;
 		Size		size;		/* the flat form's */
+		bool		coded;		/* coded into a caller's memory once ... */
+		uint64		coded_nkeys;	/* ... while nkeys was this */
 		bool		callback_registered;
 		MemoryContextCallback on_reset; /* frees a job never coded */
 	}			sorted;
