@@ -328,8 +328,6 @@ code_part(bloom_flatten_job *job, flatten_thread *ts)
 	uint64_t	tail_hashes = (TAIL_BITS + job->r) / (job->r + 1);
 	size_t		split = ts->bucket_from;	/* the tail's first hash: bucket */
 	uint64_t	split_at = 0;	/* and index in it */
-	uint64_t	tail_bits = 0;
-	uint64_t	prev;
 	size_t		body_len,
 				len;
 	uint8_t    *buf;
@@ -361,19 +359,13 @@ code_part(bloom_flatten_job *job, flatten_thread *ts)
 	}
 	bloom_gaps_writer_put(&w, job->sorted + job->bucket_start[split], split_at);
 
-	prev = w.prev_plus_one;
-	tail_bits = bloom_gaps_code_bits(job->sorted + job->bucket_start[split] + split_at,
-									 job->bucket_distinct[split] - split_at,
-									 job->r, &prev);
-	for (size_t b = split + 1; b < ts->bucket_to; b++)
-		tail_bits += bloom_gaps_code_bits(job->sorted + job->bucket_start[b],
-										  job->bucket_distinct[b], job->r, &prev);
-	len = (size_t) ((w.nacc + tail_bits + 7) / 8);
+	/* the part's bytes from the one the writer is completing on */
+	body_len = w.pos;
+	len = (size_t) ((ts->bit_offset % 8 + ts->bits + 7) / 8) - body_len;
 	/* the writer stores whole words: room for one past the last byte */
 	buf = malloc(len + 8);
 	if (buf == NULL)
 		return false;
-	body_len = w.pos;
 	bloom_gaps_writer_move(&w, buf);
 	bloom_gaps_writer_put(&w, job->sorted + job->bucket_start[split] + split_at,
 						  job->bucket_distinct[split] - split_at);
