@@ -6,7 +6,23 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE				/* pthreads under -std=c99 */
 #endif
+#include <signal.h>
+
 #include "bloom_barrier.h"
+
+bool
+bloom_barrier_start_thread(pthread_t *thread, void *(*main) (void *), void *arg)
+{
+	sigset_t	all,
+				old;
+	bool		started;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	started = pthread_create(thread, NULL, main, arg) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return started;
+}
 
 void
 bloom_barrier_init(bloom_barrier *b, pthread_mutex_t *lock, unsigned nthreads)

@@ -1,9 +1,9 @@
 /*
  * bloom_barrier.h
- *		The steps of a team of threads (the final's, the flatten's): a gate
- *		they wait at until every one of them has started, and a barrier
- *		between steps whose last arriver decides, for all, whether they go
- *		on.  No PostgreSQL dependency.
+ *		The steps of a team of threads (the final's, the flatten's): their
+ *		start with every signal blocked, a gate they wait at until every one
+ *		of them has started, and a barrier between steps whose last arriver
+ *		decides, for all, whether they go on.  No PostgreSQL dependency.
  *
  * Both wait on the job's own lock, so that what the last arriver decides
  * from, and does in between, is what the job's lock guards.
@@ -29,6 +29,15 @@ typedef struct bloom_barrier
 	bool		go;				/* the gate: every thread started */
 	bool		abort_start;	/* the gate: a thread could not start */
 } bloom_barrier;
+
+/*
+ * Start a thread of the team with every signal blocked (a thread inherits
+ * its creator's mask), so that the process's signals go to the thread that
+ * handles them; the caller's mask is as it was after.  False when no thread
+ * could be started.
+ */
+extern bool bloom_barrier_start_thread(pthread_t *thread, void *(*main) (void *),
+									   void *arg);
 
 extern void bloom_barrier_init(bloom_barrier *b, pthread_mutex_t *lock,
 							   unsigned nthreads);

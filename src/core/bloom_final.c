@@ -47,7 +47,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -701,8 +700,6 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 {
 	bloom_final_job *job;
 	pthread_condattr_t condattr;
-	sigset_t	all,
-				old;
 	size_t		scratch;
 	bloom_status status = BLOOM_OK;
 
@@ -790,18 +787,14 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 		bloom_bucket_writer_start(ts->writer, ts->buckets, job->cap, job->nregions);
 	}
 
-	/* threads inherit the creator's signal mask: none may take a signal */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (unsigned t = 0; t < nthreads && status == BLOOM_OK; t++)
 	{
-		if (pthread_create(&job->threads[t].thread, NULL, thread_main,
-						   &job->threads[t]) != 0)
+		if (!bloom_barrier_start_thread(&job->threads[t].thread, thread_main,
+										&job->threads[t]))
 			status = BLOOM_ERR_THREAD;
 		else
 			job->threads[t].started = true;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	if (status != BLOOM_OK)
 	{

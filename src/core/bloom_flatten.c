@@ -35,7 +35,6 @@
 #endif
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -500,31 +499,27 @@ free_job(bloom_flatten_job *job)
 }
 
 /*
- * Start a step's threads, one a part, each held until all have started.
- * The number started: those not started have no thread to join.
+ * Start a step's threads, one a part, each held at the gate until it opens.
+ * The number started, which the step waits for: those not started have no
+ * thread to join.
  */
 static unsigned
 start_threads(bloom_flatten_job *job, void *(*main) (void *))
 {
-	sigset_t	all,
-				old;
 	unsigned	started = 0;
 
 	bloom_barrier_reset(&job->barrier);
-	job->running = job->nthreads;
 	job->joined = false;
-	/* threads inherit the creator's signal mask: none may take a signal */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (unsigned t = 0; t < job->nthreads; t++)
 	{
 		job->threads[t].started = false;
-		if (pthread_create(&job->threads[t].thread, NULL, main, &job->threads[t]) != 0)
+		if (!bloom_barrier_start_thread(&job->threads[t].thread, main, &job->threads[t]))
 			break;
 		job->threads[t].started = true;
 		started++;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	/* none leaves before the gate opens, which takes the lock */
+	job->running = started;
 	return started;
 }
 
@@ -649,9 +644,6 @@ bloom_flatten_code(bloom_flatten_job *job, uint8_t *out)
 	job->out = out;
 	job->code_given = true;
 	started = start_threads(job, code_main);
-	pthread_mutex_lock(&job->lock);
-	job->running -= job->nthreads - started;
-	pthread_mutex_unlock(&job->lock);
 	bloom_barrier_open(&job->barrier, true);
 	/* the parts no thread took: here, as the threads would */
 	for (unsigned t = started; t < job->nthreads; t++)
