@@ -57,6 +57,33 @@ SELECT count(*) AS groups,
        count(*) FILTER (WHERE f = (SELECT f FROM serial_result WHERE g IS NULL)) AS same_as_serial
   FROM (SELECT i > 0 AS all_rows, bloom_agg(k, 10)::text AS f FROM big GROUP BY 1) p;
 RESET enable_hashagg;
+-- The parallel aggregate rerun: the inner side of a nested loop, which
+-- rescans its Gather for every outer row.  Each run's workers hand their
+-- hashes off anew in the same shared memory, and every run's filter and
+-- state are the serial ones.
+SET enable_material = off;
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+EXPLAIN (COSTS OFF)
+  SELECT v.x, b.f FROM (VALUES (1), (2), (3)) v(x)
+  CROSS JOIN LATERAL (SELECT bloom_agg(k, 10) AS f, v.x AS y FROM big) b;
+SELECT v.x, b.f::text = (SELECT f FROM serial_result WHERE g IS NULL)
+         AS rerun_equals_serial,
+       bloom_agg_state_send(b.s) = (SELECT s FROM serial_partial)
+         AS rerun_partial_equals_serial
+  FROM (VALUES (1), (2), (3)) v(x)
+  CROSS JOIN LATERAL (SELECT bloom_agg(k, 10) AS f, bloom_agg_partial(k, 10) AS s,
+                             v.x AS y FROM big) b
+  ORDER BY v.x;
+SET parallel_leader_participation = off;
+SELECT v.x, b.f::text = (SELECT f FROM serial_result WHERE g IS NULL)
+         AS rerun_workers_only_equals_serial
+  FROM (VALUES (1), (2), (3)) v(x)
+  CROSS JOIN LATERAL (SELECT bloom_agg(k, 10) AS f, v.x AS y FROM big) b
+  ORDER BY v.x;
+RESET enable_material;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
 RESET parallel_leader_participation;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
