@@ -86,8 +86,11 @@ $(LEVELDB_DIFF_CORE_OBJS): test/leveldb/obj/%.o: src/core/%.c $(CORE_HDRS)
 	@mkdir -p $(@D)
 	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -c -o $@ $<
 
-test/leveldb/leveldb_diff: test/leveldb/leveldb_diff.cc $(CORE_HDRS) $(LEVELDB_DIFF_CORE_OBJS)
-	$(TEST_CXX) $(TEST_CXXFLAGS) -Isrc/core -o $@ test/leveldb/leveldb_diff.cc $(LEVELDB_DIFF_CORE_OBJS) -lleveldb -pthread
+LEVELDB_DIFF_SRCS = $(addprefix test/leveldb/,leveldb_diff.cc cases.cc typed_cases.cc \
+	implementations.cc check.cc export.cc)
+
+test/leveldb/leveldb_diff: $(LEVELDB_DIFF_SRCS) test/leveldb/leveldb_diff.h $(CORE_HDRS) $(LEVELDB_DIFF_CORE_OBJS)
+	$(TEST_CXX) $(TEST_CXXFLAGS) -Isrc/core -o $@ $(LEVELDB_DIFF_SRCS) $(LEVELDB_DIFF_CORE_OBJS) -lleveldb -pthread
 
 leveldbtest: test/leveldb/leveldb_diff
 	test/leveldb/leveldb_diff check
