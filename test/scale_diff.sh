@@ -14,10 +14,11 @@
 # the final function's bits set on 1, 2 and 8 threads
 # (bloomfilter.max_final_threads; at 20 bits a key the filter is large
 # enough for threads), serially, with 2 workers (their states handed to
-# the leader in shared memory, as by default, and sorted, coded and sent
-# through the tuple queues, as with bloomfilter.parallel_handoff off), and
-# with a lone worker that sorts and codes its state on threads; the
-# leader's DEBUG1 lines must say which way the states went.  The
+# the leader in shared memory, as by default, most of their hashes where
+# the workers made them as they went, and sorted, coded and sent through
+# the tuple queues, as with bloomfilter.parallel_handoff off), and with a
+# lone worker that sorts and codes its state on threads; the leader's
+# DEBUG1 lines must say which way the states went.  The
 # two-phase state of all keys (bloom_agg_partial), sorted and coded by one
 # thread or by threads, must be the same bytes, bloom_agg_merge of it
 # libleveldb's filter, and its pg_column_size, asked of the aggregate's
@@ -179,19 +180,25 @@ else
 fi
 
 # Which way the states went: the leader says at DEBUG1 what it took from
-# shared memory (each worker's hashes, and its own state where it lies),
-# and says nothing of it when the hand-off is off.
+# shared memory (each worker's hashes, how many of them where the worker
+# made them, and its own state where it lies), and says nothing of it
+# when the hand-off is off.
 for mode in parallel queued; do
 	settings=$(settings_for $mode 2)
 	log=$(q -c "$settings SET client_min_messages = debug1;" -c "SELECT md5(bloom_agg(k, 10)::bytea) FROM keys" 2>&1 >/dev/null)
 	workers=$(grep -c "took [0-9]* hashes from parallel worker" <<<"$log" || true)
 	own=$(grep -c "took the parallel leader's own state" <<<"$log" || true)
-	if [ "$mode" = parallel ] && [ "$workers" -ge 1 ] && [ "$own" -eq 1 ]; then
-		pass "parallel: the leader took $workers workers' hashes from shared memory and its own state where it lies"
+	taken=$({ grep -o "took [0-9]* hashes from parallel worker" <<<"$log" || true; } |
+		awk '{ n += $2 } END { print n + 0 }')
+	made=$({ grep -o "[0-9]* where the worker made them" <<<"$log" || true; } |
+		awk '{ n += $1 } END { print n + 0 }')
+	if [ "$mode" = parallel ] && [ "$workers" -ge 1 ] && [ "$own" -eq 1 ] &&
+		[ "$made" -gt $((taken / 2)) ]; then
+		pass "parallel: the leader took $workers workers' $taken hashes from shared memory ($made where the workers made them) and its own state where it lies"
 	elif [ "$mode" = queued ] && [ "$workers" -eq 0 ] && [ "$own" -eq 0 ]; then
 		pass "queued: no state handed off with bloomfilter.parallel_handoff off"
 	else
-		fail "$mode: $workers workers' states and $own leader's state handed off: $(grep -i bloom <<<"$log" | head -5)"
+		fail "$mode: $workers workers' states ($made of $taken hashes where the workers made them) and $own leader's state handed off: $(grep -i bloom <<<"$log" | head -5)"
 	fi
 done
 

@@ -4,16 +4,18 @@
  *		references (bloom_agg_handoff.h): a worker's hashes in the query's
  *		shared memory, the leader's own state where it lies.
  *
- * The worker copies its hashes into one allocation of the query's DSA,
- * after a header that repeats the reference's token and count, and sends
- * the reference through the tuple queue as its state.  The leader's
- * combine function finds the DSA of the Gather (or Gather Merge) that ran
- * the worker by the plan node id the reference carries, below its own
- * Aggregate, maps the allocation and checks the header.  Nothing frees the
- * allocation: the area goes when the Gather shuts down at the query's end.
- * A query that reruns the parallel aggregate (a rescan of the Gather keeps
- * its area) holds one copy a run until then, which the room check below
- * counts as it counts any other use of shared memory.
+ * A worker's hashes lie in blocks of the query's DSA: those its plain
+ * state made there as it went (bloom_handoff_alloc_block), and one
+ * allocation the rest is copied into at the end, after a header that
+ * repeats the reference's token and count and lists every block.  The
+ * worker sends the reference through the tuple queue as its state.  The
+ * leader's combine function finds the DSA of the Gather (or Gather Merge)
+ * that ran the worker by the plan node id the reference carries, below its
+ * own Aggregate, maps the header, checks it and maps the blocks.  Nothing
+ * frees a handed-off block: the area goes when the Gather shuts down at the
+ * query's end.  A query that reruns the parallel aggregate (a rescan of the
+ * Gather keeps its area) holds one copy a run until then, which the room
+ * check below counts as it counts any other use of shared memory.
  */
 #include "postgres.h"
 
@@ -60,11 +62,18 @@ typedef struct HandoffReference
 StaticAssertDecl(BLOOM_HANDOFF_REF_SIZE == VARHDRSZ + sizeof(HandoffReference),
 				 "BLOOM_HANDOFF_REF_SIZE must match the reference's layout");
 
-/* The allocation in shared memory: this header, then the hashes. */
+/*
+ * The allocation the reference points to: this header, the blocks (the
+ * last, if any hashes were copied, the copy that follows them), then the
+ * copied hashes.
+ */
 typedef struct HandoffHeader
 {
 	uint64		token;
-	uint64		nhashes;
+	uint64		nhashes;		/* in all blocks */
+	uint64		ncopied;		/* of them, in the copy */
+	uint64		nblocks;
+	BloomHandoffBlock blocks[FLEXIBLE_ARRAY_MEMBER];
 } HandoffHeader;
 
 void
@@ -105,19 +114,26 @@ bloom_handoff_target(FunctionCallInfo fcinfo, BloomHandoffTarget *target)
 		return;
 	target->area = estate->es_query_dsa;
 	target->plan_node_id = estate->es_plannedstmt->planTree->plan_node_id;
+	/*
+	 * Only a plain aggregate's one state makes blocks in shared memory as
+	 * it goes: a grouped one's many states would hold shared memory that
+	 * a hash aggregate's accounting of its memory does not see.
+	 */
+	target->plain = aggstate->aggstrategy == AGG_PLAIN;
 }
 
 /*
- * Whether shared memory has room for this worker's bytes, and as much
- * again for each other process of the query: true only where dynamic shared
- * memory is POSIX shared memory in /dev/shm (Linux's default), with at
- * least twice that free.  A full /dev/shm (a container's, often 64 MB)
- * makes the allocation raise an error that nothing can catch and turn into
- * the queued path, so its room is checked first; other kinds of dynamic
- * shared memory take the queued path.
+ * Whether shared memory has room for bytes more of this worker's, which
+ * holds held bytes there already, and as much again for each other process
+ * of the query: true only where dynamic shared memory is POSIX shared
+ * memory in /dev/shm (Linux's default), with at least twice that free,
+ * counting what the worker holds as free.  A full /dev/shm (a container's,
+ * often 64 MB) makes the allocation raise an error that nothing can catch
+ * and turn into the queued path, so its room is checked first; other kinds
+ * of dynamic shared memory take the queued path.
  */
 static bool
-shared_memory_has_room(uint64 bytes)
+shared_memory_has_room(uint64 bytes, uint64 held)
 {
 	struct statvfs fs;
 	uint64		free_bytes;
@@ -128,16 +144,39 @@ shared_memory_has_room(uint64 bytes)
 	if (statvfs("/dev/shm", &fs) != 0)
 		return false;
 	free_bytes = (uint64) fs.f_bavail * (uint64) fs.f_frsize;
-	return bytes <= free_bytes / 2 / processes;
+	return held + bytes <= (free_bytes + held) / 2 / processes;
+}
+
+void *
+bloom_handoff_alloc_block(const BloomHandoffTarget *target, Size bytes,
+						  uint64 held, dsa_pointer *pointer)
+{
+	if (target->area == NULL || !target->plain || !shared_memory_has_room(bytes, held))
+		return NULL;
+	*pointer = dsa_allocate_extended(target->area, bytes,
+									 DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+	if (!DsaPointerIsValid(*pointer))
+		return NULL;
+	return dsa_get_address(target->area, *pointer);
+}
+
+void
+bloom_handoff_free_block(const BloomHandoffTarget *target, dsa_pointer pointer)
+{
+	dsa_free(target->area, pointer);
 }
 
 bool
 bloom_handoff_share(const BloomHandoffTarget *target, int32 bits_per_key,
-					uint64 nkeys, const bloom_hash_run *parts, int nparts,
-					uint64 nhashes, uint8 *ref)
+					uint64 nkeys, const BloomHandoffBlock *blocks, int nblocks,
+					const bloom_hash_run *parts, int nparts, uint64 nhashes,
+					uint64 held, uint8 *ref)
 {
 	static uint64 tokens = 0;
-	uint64		bytes = sizeof(HandoffHeader) + nhashes * sizeof(uint32);
+	uint64		ncopied = 0;
+	int			nall;
+	Size		head;
+	uint64		bytes;
 	dsa_pointer pointer;
 	HandoffHeader *header;
 	uint32	   *hashes;
@@ -145,7 +184,12 @@ bloom_handoff_share(const BloomHandoffTarget *target, int32 bits_per_key,
 
 	if (target->area == NULL)
 		return false;
-	pointer = shared_memory_has_room(bytes) ?
+	for (int i = 0; i < nparts; i++)
+		ncopied += parts[i].n;
+	nall = nblocks + (ncopied > 0 ? 1 : 0);
+	head = MAXALIGN(offsetof(HandoffHeader, blocks) + nall * sizeof(BloomHandoffBlock));
+	bytes = head + ncopied * sizeof(uint32);
+	pointer = shared_memory_has_room(bytes, held) ?
 		dsa_allocate_extended(target->area, bytes, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM) :
 		InvalidDsaPointer;
 	if (!DsaPointerIsValid(pointer))
@@ -155,18 +199,26 @@ bloom_handoff_share(const BloomHandoffTarget *target, int32 bits_per_key,
 		return false;
 	}
 	header = dsa_get_address(target->area, pointer);
-	hashes = (uint32 *) (header + 1);
+	memcpy(header->blocks, blocks, nblocks * sizeof(BloomHandoffBlock));
+	if (ncopied > 0)
+	{
+		header->blocks[nblocks].hashes = pointer + head;
+		header->blocks[nblocks].n = ncopied;
+	}
+	hashes = (uint32 *) ((char *) header + head);
 	for (int i = 0; i < nparts; i++)
 	{
 		Assert(parts[i].code == NULL);
 		memcpy(hashes, parts[i].hashes, parts[i].n * sizeof(uint32));
 		hashes += parts[i].n;
 	}
-	Assert(hashes == (uint32 *) (header + 1) + nhashes);
+	Assert(hashes == (uint32 *) ((char *) header + head) + ncopied);
 
 	/* unique in this query: the worker's pid, the time, a counter */
 	header->token = ((uint64) MyProcPid << 40) ^ (uint64) GetCurrentTimestamp() ^ ++tokens;
 	header->nhashes = nhashes;
+	header->ncopied = ncopied;
+	header->nblocks = nall;
 	memset(&reference, 0, sizeof(reference));
 	reference.mark = SHARED_MARK;
 	reference.bits_per_key = bits_per_key;
@@ -178,7 +230,8 @@ bloom_handoff_share(const BloomHandoffTarget *target, int32 bits_per_key,
 	reference.worker = ParallelWorkerNumber;
 	SET_VARSIZE(ref, BLOOM_HANDOFF_REF_SIZE);
 	memcpy(ref + VARHDRSZ, &reference, sizeof(reference));
-	BLOOM_TRACE_LOG("handoff shared hashes=" UINT64_FORMAT, nhashes);
+	BLOOM_TRACE_LOG("handoff shared hashes=" UINT64_FORMAT " copied=" UINT64_FORMAT,
+					nhashes, ncopied);
 	return true;
 }
 
@@ -299,6 +352,9 @@ bloom_handoff_read(FunctionCallInfo fcinfo, Datum d, BloomHandoffHashes *out)
 	HandoffReference reference;
 	GatherSearch search;
 	const HandoffHeader *header;
+	const uint32 **hashes;
+	uint64	   *counts;
+	uint64		total = 0;
 
 	if (!reference_bytes(d, &reference))
 		elog(ERROR, "bloom_agg_state value is not a parallel query's reference");
@@ -351,12 +407,29 @@ bloom_handoff_read(FunctionCallInfo fcinfo, Datum d, BloomHandoffHashes *out)
 			 reference.worker);
 	header = dsa_get_address(search.area, (dsa_pointer) reference.pointer);
 	if (header == NULL || header->token != reference.token ||
-		header->nhashes != reference.nhashes)
+		header->nhashes != reference.nhashes ||
+		header->nblocks == 0 || header->nblocks > reference.nhashes)
 		elog(ERROR, "parallel worker %d's bloom_agg state is not where its reference says",
 			 reference.worker);
 
 	out->nhashes = reference.nhashes;
-	out->hashes = (const uint32 *) (header + 1);
-	elog(DEBUG1, "bloom_agg: took " UINT64_FORMAT " hashes from parallel worker %d's shared memory",
-		 reference.nhashes, reference.worker);
+	out->nblocks = (int) header->nblocks;
+	hashes = palloc(header->nblocks * sizeof(const uint32 *));
+	counts = palloc(header->nblocks * sizeof(uint64));
+	for (uint64 i = 0; i < header->nblocks; i++)
+	{
+		hashes[i] = dsa_get_address(search.area, header->blocks[i].hashes);
+		counts[i] = header->blocks[i].n;
+		if (hashes[i] == NULL || counts[i] == 0 || counts[i] > reference.nhashes - total)
+			elog(ERROR, "parallel worker %d's bloom_agg state is not where its reference says",
+				 reference.worker);
+		total += counts[i];
+	}
+	if (total != reference.nhashes)
+		elog(ERROR, "parallel worker %d's bloom_agg state is not where its reference says",
+			 reference.worker);
+	out->hashes = hashes;
+	out->counts = counts;
+	elog(DEBUG1, "bloom_agg: took " UINT64_FORMAT " hashes from parallel worker %d's shared memory, " UINT64_FORMAT " where the worker made them",
+		 reference.nhashes, reference.worker, reference.nhashes - Min(header->ncopied, reference.nhashes));
 }

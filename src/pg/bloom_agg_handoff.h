@@ -12,6 +12,11 @@
  * has), and sends a reference: a small value that only the leader's
  * combine function of the same query reads, mapping the worker's hashes in
  * place.  The final then sets their bits straight from shared memory.
+ * A worker's plain state (its only one) makes the larger chunks of its
+ * buffer in that memory from the start, where room allows, so that at the
+ * end only the rest is copied: the workers' copies, made at once at the end of
+ * their scans, took the area's one lock in turn, and under it most made a
+ * new segment of the area, which the kernel zeroes as it makes it.
  *
  * The leader's own partial state (the leader scans too, by default) takes
  * the same way without leaving the process: the Finalize Aggregate copies
@@ -47,6 +52,7 @@ typedef struct BloomHandoffTarget
 	dsa_area   *area;			/* a worker's: the query's DSA, else NULL */
 	int			plan_node_id;	/* of the worker's plan, below its Gather */
 	bool		local;			/* the leader's own plain partial state */
+	bool		plain;			/* a worker's plain partial state: its one state */
 } BloomHandoffTarget;
 
 /*
@@ -71,16 +77,41 @@ extern void bloom_handoff_target(FunctionCallInfo fcinfo, BloomHandoffTarget *ta
 #define BLOOM_HANDOFF_REF_SIZE	(VARHDRSZ + 48)
 
 /*
- * Copy the nparts parts' nhashes hashes (none coded) into the target's
- * shared memory and write the reference to them into ref
- * (BLOOM_HANDOFF_REF_SIZE bytes, varlena header set).  False, with nothing
- * allocated, when the shared memory has no room for them: the caller then
- * sends the state sorted and coded as ever.
+ * A block of a worker's plain state's buffer, made in the query's shared
+ * memory from the start, so that at the end the block is handed off where
+ * it lies instead of copied: bytes of it, the worker already holding held
+ * bytes there.  NULL, with nothing allocated, when the target is no
+ * worker's plain state, or the shared memory has too little room (the
+ * block is then made in local memory, and copied if the state is handed
+ * off).  *pointer is the block's, for bloom_handoff_free_block.
+ */
+extern void *bloom_handoff_alloc_block(const BloomHandoffTarget *target,
+									   Size bytes, uint64 held,
+									   dsa_pointer *pointer);
+extern void bloom_handoff_free_block(const BloomHandoffTarget *target,
+									 dsa_pointer pointer);
+
+/* A block of hashes already in the query's shared memory, none coded. */
+typedef struct BloomHandoffBlock
+{
+	dsa_pointer hashes;
+	uint64		n;
+} BloomHandoffBlock;
+
+/*
+ * Hand off a worker's state of nhashes hashes: the nblocks blocks already
+ * in the target's shared memory where they are, and the nparts parts' (none
+ * coded) copied there, the worker holding held bytes there before the
+ * copy.  Writes the reference into ref (BLOOM_HANDOFF_REF_SIZE bytes,
+ * varlena header set).  False, with nothing allocated, when the shared
+ * memory has no room for the copy: the caller then sends the state sorted
+ * and coded as ever.
  */
 extern bool bloom_handoff_share(const BloomHandoffTarget *target,
 								int32 bits_per_key, uint64 nkeys,
+								const BloomHandoffBlock *blocks, int nblocks,
 								const bloom_hash_run *parts, int nparts,
-								uint64 nhashes, uint8 *ref);
+								uint64 nhashes, uint64 held, uint8 *ref);
 
 /*
  * The leader's reference to its own state (an expanded object in cxt),
@@ -97,16 +128,19 @@ typedef struct BloomHandoffHashes
 {
 	int32		bits_per_key;
 	uint64		nkeys;
-	uint64		nhashes;		/* a worker's */
-	const uint32 *hashes;		/* a worker's, in the query's shared memory */
+	uint64		nhashes;		/* a worker's, in all its blocks */
+	int			nblocks;
+	const uint32 **hashes;		/* a worker's blocks, in the query's shared */
+	const uint64 *counts;		/* memory, and the hashes each holds */
 	void	   *local_state;	/* or the leader's own state */
 } BloomHandoffHashes;
 
 /*
- * Read a reference: its fields, and a worker's hashes mapped from the
+ * Read a reference: its fields, and a worker's blocks mapped from the
  * shared memory of the Gather below the combine function's aggregate that
- * ran the worker, or the leader's own live state.  An error if the datum
- * is not a reference this query made.
+ * ran the worker (the arrays allocated in the current memory context), or
+ * the leader's own live state.  An error if the datum is not a reference
+ * this query made.
  */
 extern void bloom_handoff_read(FunctionCallInfo fcinfo, Datum d,
 							   BloomHandoffHashes *out);

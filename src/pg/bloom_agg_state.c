@@ -94,19 +94,69 @@ const ExpandedObjectMethods bloom_agg_state_methods = {
 StaticAssertDecl(offsetof(BloomAggChunk, hashes) % MAXIMUM_ALIGNOF == 0,
 				 "a chunk's hashes must follow its MAXALIGNed header");
 
+/*
+ * A block's header, the block in the state's own memory (new_buffer_chunk
+ * then marks one it made in shared memory).
+ */
+static void
+init_block(BloomAggChunk *block, uint64 nhashes, uint64 capacity, bool sorted,
+		   bool coded, Size code_len)
+{
+	block->next = NULL;
+	block->nhashes = nhashes;
+	block->capacity = capacity;
+	block->sorted = sorted;
+	block->coded = coded;
+	block->code_len = code_len;
+	block->shared = InvalidDsaPointer;
+}
+
 static BloomAggChunk *
 new_chunk(MemoryContext cxt, uint64 capacity)
 {
 	BloomAggChunk *chunk = bloom_alloc_hashes(cxt, offsetof(BloomAggChunk, hashes),
 										capacity);
 
-	chunk->next = NULL;
-	chunk->nhashes = 0;
-	chunk->capacity = capacity;
-	chunk->sorted = false;
-	chunk->coded = false;
-	chunk->code_len = 0;
+	init_block(chunk, 0, capacity, false, false, 0);
 	return chunk;
+}
+
+/*
+ * A chunk of the buffer: in the query's shared memory when the state is a
+ * worker's plain one, the chunk is of a size only a state that is handed
+ * off reaches, and there is room (to be handed off where it lies); else in
+ * the state's memory.
+ */
+static BloomAggChunk *
+new_buffer_chunk(BloomAggState *state, uint64 capacity)
+{
+	Size		bytes = offsetof(BloomAggChunk, hashes) + capacity * sizeof(uint32);
+	dsa_pointer pointer;
+	BloomAggChunk *chunk = NULL;
+
+	if (capacity >= BLOOM_HANDOFF_MIN_HASHES)
+		chunk = bloom_handoff_alloc_block(&state->handoff, bytes,
+										  state->shared_bytes, &pointer);
+	if (chunk == NULL)
+		return new_chunk(state->hdr.eoh_context, capacity);
+	state->shared_bytes += bytes;
+	init_block(chunk, 0, capacity, false, false, 0);
+	chunk->shared = pointer;
+	return chunk;
+}
+
+/* Free a chunk or run, wherever it was made. */
+static void
+free_block(BloomAggState *state, BloomAggChunk *block)
+{
+	if (DsaPointerIsValid(block->shared))
+	{
+		state->shared_bytes -= offsetof(BloomAggChunk, hashes) +
+			block->capacity * sizeof(uint32);
+		bloom_handoff_free_block(&state->handoff, block->shared);
+	}
+	else
+		bloom_free_hashes(block);
 }
 
 BloomAggState *
@@ -319,11 +369,7 @@ sort_into_run(BloomAggState *state, const bloom_hash_run *parts, int nparts,
 	ndistinct = bloom_sort_unique_hashes(scratch, total, scratch + total);
 	run = bloom_alloc_hashes(state->hdr.eoh_context, offsetof(BloomAggRun, hashes),
 					   ndistinct);
-	run->next = NULL;
-	run->nhashes = run->capacity = ndistinct;
-	run->sorted = true;
-	run->coded = false;
-	run->code_len = 0;
+	init_block(run, ndistinct, ndistinct, true, false, 0);
 	memcpy(run->hashes, scratch, ndistinct * sizeof(uint32));
 	return run;
 }
@@ -417,8 +463,7 @@ flush_buffer(BloomAggState *state)
 		state->nruns += nchunks;
 		sketch_add(state, sample, Min(nsample, BLOOM_KMV_SIZE));
 		pfree(parts);
-		state->first = state->last =
-			new_chunk(state->hdr.eoh_context, BLOOM_AGG_BUFFER_MAX);
+		state->first = state->last = new_buffer_chunk(state, BLOOM_AGG_BUFFER_MAX);
 		state->nbuffered = 0;
 		BLOOM_TRACE_LOG("flush kept");
 		return;
@@ -439,10 +484,9 @@ flush_buffer(BloomAggState *state)
 		for (chunk = state->first; chunk != NULL; chunk = next)
 		{
 			next = chunk->next;
-			bloom_free_hashes(chunk);
+			free_block(state, chunk);
 		}
-		state->first = state->last =
-			new_chunk(state->hdr.eoh_context, BLOOM_AGG_BUFFER_MAX);
+		state->first = state->last = new_buffer_chunk(state, BLOOM_AGG_BUFFER_MAX);
 	}
 	state->nbuffered = 0;
 }
@@ -466,7 +510,7 @@ merge_runs(BloomAggState *state)
 	for (run = state->runs; run != NULL; run = next)
 	{
 		next = run->next;
-		bloom_free_hashes(run);
+		free_block(state, run);
 	}
 	/* the sketch is that of the same hashes */
 	merged->next = NULL;
@@ -503,7 +547,7 @@ bloom_agg_state_make_room(BloomAggState *state)
 	}
 	capacity = Max(state->nbuffered, INITIAL_CAPACITY);
 	capacity = Min(capacity, BLOOM_AGG_BUFFER_MAX - state->nbuffered);
-	state->last->next = new_chunk(state->hdr.eoh_context, capacity);
+	state->last->next = new_buffer_chunk(state, capacity);
 	state->last = state->last->next;
 }
 
@@ -823,8 +867,10 @@ try_handoff(BloomAggState *state)
 {
 	uint64		nhashes = state_hashes(state);
 	bloom_hash_run *parts;
+	BloomHandoffBlock *blocks;
 	uint8	   *reference;
 	int			nparts;
+	int			nblocks = 0;
 	bool		shared;
 
 	if (state->handoff.local && state->shared == NULL)
@@ -845,10 +891,31 @@ try_handoff(BloomAggState *state)
 	for (const BloomAggRun *run = state->runs; run != NULL; run = run->next)
 		if (run->coded)
 			return false;
+
+	/* the runs and chunks made in shared memory stay where they are */
 	parts = state_blocks(state, state->hdr.eoh_context, false, &nparts);
+	blocks = MemoryContextAlloc(state->hdr.eoh_context,
+								Max(nparts, 1) * sizeof(BloomHandoffBlock));
+	nparts = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (const BloomAggChunk *block = pass == 0 ? state->runs : state->first;
+			 block != NULL; block = block->next)
+		{
+			if (block->nhashes == 0)
+				continue;
+			if (DsaPointerIsValid(block->shared))
+			{
+				blocks[nblocks].hashes = block->shared + offsetof(BloomAggChunk, hashes);
+				blocks[nblocks++].n = block->nhashes;
+			}
+			else
+				run_as_hash_run(block, &parts[nparts++], NULL);
+		}
 	reference = MemoryContextAlloc(state->hdr.eoh_context, BLOOM_HANDOFF_REF_SIZE);
 	shared = bloom_handoff_share(&state->handoff, state->bits_per_key, state->nkeys,
-								 parts, nparts, nhashes, reference);
+								 blocks, nblocks, parts, nparts, nhashes,
+								 state->shared_bytes, reference);
+	pfree(blocks);
 	pfree(parts);
 	if (!shared)
 	{
@@ -1159,7 +1226,8 @@ bloom_agg_state_absorb_shared(BloomAggState *state, const BloomHandoffHashes *sh
 	if (local == NULL)
 	{
 		count_keys(state, shared->nkeys);
-		add_shared(state, shared->hashes, shared->nhashes);
+		for (int i = 0; i < shared->nblocks; i++)
+			add_shared(state, shared->hashes[i], shared->counts[i]);
 	}
 	else if (!absorb_local(state, local))
 		bloom_agg_state_absorb(state, EOHPGetRODatum(&local->hdr));
@@ -1189,8 +1257,8 @@ bloom_agg_state_absorb(BloomAggState *state, Datum other)
 											 offsetof(BloomAggRun, hashes),
 											 words);
 
-			memcpy(copy, run, offsetof(BloomAggRun, hashes) + words * sizeof(uint32));
-			copy->capacity = words;
+			init_block(copy, run->nhashes, words, run->sorted, run->coded, run->code_len);
+			memcpy(copy->hashes, run->hashes, words * sizeof(uint32));
 			if (run->sorted && !run->coded)
 				add_sorted_run(state, copy);
 			else
@@ -1219,10 +1287,7 @@ bloom_agg_state_absorb(BloomAggState *state, Datum other)
 			/* decoded straight into a run of the state: no copy */
 			run = read_hashes(bytes, &header, ERRCODE_DATA_CORRUPTED,
 							  state->hdr.eoh_context, offsetof(BloomAggRun, hashes));
-			run->nhashes = run->capacity = header.nhashes;
-			run->sorted = true;
-			run->coded = false;
-			run->code_len = 0;
+			init_block(run, header.nhashes, header.nhashes, true, false, 0);
 			add_sorted_run(state, run);
 		}
 		else
@@ -1246,11 +1311,8 @@ bloom_agg_state_absorb(BloomAggState *state, Datum other)
 									 "bloom_agg_state value");
 			run = bloom_alloc_hashes(state->hdr.eoh_context, offsetof(BloomAggRun, hashes),
 							   (header.payload_len + 3) / 4);
-			run->nhashes = header.nhashes;
-			run->capacity = (header.payload_len + 3) / 4;
-			run->sorted = true;
-			run->coded = true;
-			run->code_len = header.payload_len;
+			init_block(run, header.nhashes, (header.payload_len + 3) / 4, true, true,
+					   header.payload_len);
 			memcpy(run->hashes, bytes + header.payload_offset, header.payload_len);
 			add_run(state, run, smallest, nsmallest);
 		}

@@ -21,7 +21,9 @@
  *	  follows the distinct keys, not the rows, while distinct keys cost one
  *	  scan of the buffer more than they did.
  * A repeated hash sets the same filter bits, so dropping repeats changes
- * no byte of the filter.
+ * no byte of the filter.  A parallel worker's plain state makes its larger
+ * chunks in the query's shared memory, to be handed off where they lie
+ * (bloom_agg_handoff.h).
  *
  * Include after postgres.h.
  */
@@ -55,6 +57,11 @@ typedef struct BloomAggChunk
 	 */
 	bool		coded;
 	Size		code_len;
+	/*
+	 * A block a worker's plain state made in the query's shared memory
+	 * (bloom_agg_handoff.h), header and all; else InvalidDsaPointer.
+	 */
+	dsa_pointer shared;
 	uint32		hashes[FLEXIBLE_ARRAY_MEMBER];
 } BloomAggChunk;
 
@@ -94,6 +101,7 @@ typedef struct BloomAggState
 	uint64		nshared_hashes;
 	/* a partial state's: where it may be handed off, if anywhere */
 	BloomHandoffTarget handoff;
+	uint64		shared_bytes;	/* its chunks' and runs' in shared memory */
 	/*
 	 * The smallest distinct hashes of all runs, at most BLOOM_KMV_SIZE: a
 	 * sketch of how many distinct hashes the runs hold together, which says
