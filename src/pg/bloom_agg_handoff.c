@@ -131,20 +131,30 @@ bloom_handoff_target(FunctionCallInfo fcinfo, BloomHandoffTarget *target)
  * often 64 MB) makes the allocation raise an error that nothing can catch
  * and turn into the queued path, so its room is checked first; other kinds
  * of dynamic shared memory take the queued path.
+ *
+ * The allocation may take more than its bytes: a DSA area grows by
+ * segments of doubling size (two of each), so the segment it makes next,
+ * and one more made by another process before this one's is used, may
+ * each be nearly as large as all the area's segments so far.  Those are
+ * in /dev/shm, so at least twice what it holds must be free too.
  */
 static bool
 shared_memory_has_room(uint64 bytes, uint64 held)
 {
 	struct statvfs fs;
 	uint64		free_bytes;
+	uint64		used_bytes;
 	uint64		processes = (uint64) Max(max_parallel_workers_per_gather, 1) + 1;
 
 	if (dynamic_shared_memory_type != DSM_IMPL_POSIX)
 		return false;
-	if (statvfs("/dev/shm", &fs) != 0)
+	if (statvfs("/dev/shm", &fs) != 0 || fs.f_bfree < fs.f_bavail ||
+		fs.f_blocks < fs.f_bfree)
 		return false;
 	free_bytes = (uint64) fs.f_bavail * (uint64) fs.f_frsize;
-	return held + bytes <= (free_bytes + held) / 2 / processes;
+	used_bytes = (uint64) (fs.f_blocks - fs.f_bfree) * (uint64) fs.f_frsize;
+	return held + bytes <= (free_bytes + held) / 2 / processes &&
+		2 * used_bytes <= free_bytes;
 }
 
 void *
