@@ -893,9 +893,11 @@ try_handoff(BloomAggState *state)
 			return false;
 
 	/* the runs and chunks made in shared memory stay where they are */
-	parts = state_blocks(state, state->hdr.eoh_context, false, &nparts);
-	blocks = MemoryContextAlloc(state->hdr.eoh_context,
-								Max(nparts, 1) * sizeof(BloomHandoffBlock));
+	nparts = state->nruns;
+	for (const BloomAggChunk *chunk = state->first; chunk != NULL; chunk = chunk->next)
+		nparts++;
+	parts = MemoryContextAlloc(state->hdr.eoh_context, nparts * sizeof(bloom_hash_run));
+	blocks = MemoryContextAlloc(state->hdr.eoh_context, nparts * sizeof(BloomHandoffBlock));
 	nparts = 0;
 	for (int pass = 0; pass < 2; pass++)
 		for (const BloomAggChunk *block = pass == 0 ? state->runs : state->first;
