@@ -157,14 +157,22 @@ shared_memory_has_room(uint64 bytes, uint64 held)
 		2 * used_bytes <= free_bytes;
 }
 
+/* bytes in the target's area, if it has room for them; else invalid */
+static dsa_pointer
+allocate_with_room(const BloomHandoffTarget *target, uint64 bytes, uint64 held)
+{
+	if (!shared_memory_has_room(bytes, held))
+		return InvalidDsaPointer;
+	return dsa_allocate_extended(target->area, bytes, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+}
+
 void *
 bloom_handoff_alloc_block(const BloomHandoffTarget *target, Size bytes,
 						  uint64 held, dsa_pointer *pointer)
 {
-	if (target->area == NULL || !target->plain || !shared_memory_has_room(bytes, held))
+	if (target->area == NULL || !target->plain)
 		return NULL;
-	*pointer = dsa_allocate_extended(target->area, bytes,
-									 DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+	*pointer = allocate_with_room(target, bytes, held);
 	if (!DsaPointerIsValid(*pointer))
 		return NULL;
 	return dsa_get_address(target->area, *pointer);
@@ -199,9 +207,7 @@ bloom_handoff_share(const BloomHandoffTarget *target, int32 bits_per_key,
 	nall = nblocks + (ncopied > 0 ? 1 : 0);
 	head = MAXALIGN(offsetof(HandoffHeader, blocks) + nall * sizeof(BloomHandoffBlock));
 	bytes = head + ncopied * sizeof(uint32);
-	pointer = shared_memory_has_room(bytes, held) ?
-		dsa_allocate_extended(target->area, bytes, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM) :
-		InvalidDsaPointer;
+	pointer = allocate_with_room(target, bytes, held);
 	if (!DsaPointerIsValid(pointer))
 	{
 		elog(DEBUG1, "bloom_agg: parallel worker %d sends its " UINT64_FORMAT " hashes through the tuple queue: too little shared memory",
@@ -365,6 +371,7 @@ bloom_handoff_read(FunctionCallInfo fcinfo, Datum d, BloomHandoffHashes *out)
 	const uint32 **hashes;
 	uint64	   *counts;
 	uint64		total = 0;
+	uint64		i;
 
 	if (!reference_bytes(d, &reference))
 		elog(ERROR, "bloom_agg_state value is not a parallel query's reference");
@@ -426,16 +433,15 @@ bloom_handoff_read(FunctionCallInfo fcinfo, Datum d, BloomHandoffHashes *out)
 	out->nblocks = (int) header->nblocks;
 	hashes = palloc(header->nblocks * sizeof(const uint32 *));
 	counts = palloc(header->nblocks * sizeof(uint64));
-	for (uint64 i = 0; i < header->nblocks; i++)
+	for (i = 0; i < header->nblocks; i++)
 	{
 		hashes[i] = dsa_get_address(search.area, header->blocks[i].hashes);
 		counts[i] = header->blocks[i].n;
 		if (hashes[i] == NULL || counts[i] == 0 || counts[i] > reference.nhashes - total)
-			elog(ERROR, "parallel worker %d's bloom_agg state is not where its reference says",
-				 reference.worker);
+			break;
 		total += counts[i];
 	}
-	if (total != reference.nhashes)
+	if (i < header->nblocks || total != reference.nhashes)
 		elog(ERROR, "parallel worker %d's bloom_agg state is not where its reference says",
 			 reference.worker);
 	out->hashes = hashes;

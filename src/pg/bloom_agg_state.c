@@ -111,6 +111,13 @@ init_block(BloomAggChunk *block, uint64 nhashes, uint64 capacity, bool sorted,
 	block->shared = InvalidDsaPointer;
 }
 
+/* A block's bytes in shared memory, its header included. */
+static Size
+shared_block_bytes(uint64 capacity)
+{
+	return offsetof(BloomAggChunk, hashes) + capacity * sizeof(uint32);
+}
+
 static BloomAggChunk *
 new_chunk(MemoryContext cxt, uint64 capacity)
 {
@@ -130,7 +137,7 @@ new_chunk(MemoryContext cxt, uint64 capacity)
 static BloomAggChunk *
 new_buffer_chunk(BloomAggState *state, uint64 capacity)
 {
-	Size		bytes = offsetof(BloomAggChunk, hashes) + capacity * sizeof(uint32);
+	Size		bytes = shared_block_bytes(capacity);
 	dsa_pointer pointer;
 	BloomAggChunk *chunk = NULL;
 
@@ -151,8 +158,7 @@ free_block(BloomAggState *state, BloomAggChunk *block)
 {
 	if (DsaPointerIsValid(block->shared))
 	{
-		state->shared_bytes -= offsetof(BloomAggChunk, hashes) +
-			block->capacity * sizeof(uint32);
+		state->shared_bytes -= shared_block_bytes(block->capacity);
 		bloom_handoff_free_block(&state->handoff, block->shared);
 	}
 	else
