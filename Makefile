@@ -89,8 +89,13 @@ $(LEVELDB_DIFF_CORE_OBJS): test/leveldb/obj/%.o: src/core/%.c $(CORE_HDRS)
 LEVELDB_DIFF_SRCS = $(addprefix test/leveldb/,leveldb_diff.cc cases.cc typed_cases.cc \
 	implementations.cc check.cc export.cc)
 
-test/leveldb/leveldb_diff: $(LEVELDB_DIFF_SRCS) test/leveldb/leveldb_diff.h $(CORE_HDRS) $(LEVELDB_DIFF_CORE_OBJS)
-	$(TEST_CXX) $(TEST_CXXFLAGS) -Isrc/core -o $@ $(LEVELDB_DIFF_SRCS) $(LEVELDB_DIFF_CORE_OBJS) -lleveldb -pthread
+# vec_is_text, the check of what PostgreSQL takes as text, is the unit tests'
+test/leveldb/obj/vectors.o: test/unit/vectors.c test/unit/vectors.h test/lib/bloom_reference.h $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -c -o $@ test/unit/vectors.c
+
+test/leveldb/leveldb_diff: $(LEVELDB_DIFF_SRCS) test/leveldb/leveldb_diff.h $(CORE_HDRS) $(LEVELDB_DIFF_CORE_OBJS) test/leveldb/obj/vectors.o
+	$(TEST_CXX) $(TEST_CXXFLAGS) -Isrc/core -o $@ $(LEVELDB_DIFF_SRCS) $(LEVELDB_DIFF_CORE_OBJS) test/leveldb/obj/vectors.o -lleveldb -pthread
 
 leveldbtest: test/leveldb/leveldb_diff
 	test/leveldb/leveldb_diff check

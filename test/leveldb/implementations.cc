@@ -141,58 +141,14 @@ describe_filter(const std::string &filter)
 }
 
 /*
- * What PostgreSQL's UTF8 encoding accepts as text (pg_utf8_islegal: no
- * overlong forms, no surrogates, nothing above U+10FFFF), and no NUL,
- * which text cannot hold at all.
+ * What PostgreSQL's UTF8 encoding accepts as text, the unit tests' check
+ * (vec_is_text: no overlong forms, no surrogates, nothing above U+10FFFF,
+ * and no NUL, which text cannot hold at all).
  */
 bool
 is_pg_utf8_text(const std::string &s)
 {
-	const unsigned char *p = reinterpret_cast<const unsigned char *>(s.data());
-	const unsigned char *end = p + s.size();
-
-	while (p < end)
-	{
-		unsigned char c = *p;
-		size_t		len;
-		unsigned char lo = 0x80,
-					hi = 0xbf;
-
-		if (c == 0)
-			return false;
-		if (c < 0x80)
-		{
-			p++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			len = 2;
-		else if (c >= 0xe0 && c <= 0xef)
-		{
-			len = 3;
-			if (c == 0xe0)
-				lo = 0xa0;
-			else if (c == 0xed)
-				hi = 0x9f;
-		}
-		else if (c >= 0xf0 && c <= 0xf4)
-		{
-			len = 4;
-			if (c == 0xf0)
-				lo = 0x90;
-			else if (c == 0xf4)
-				hi = 0x8f;
-		}
-		else
-			return false;
-		if ((size_t) (end - p) < len || p[1] < lo || p[1] > hi)
-			return false;
-		for (size_t i = 2; i < len; i++)
-			if (p[i] < 0x80 || p[i] > 0xbf)
-				return false;
-		p += len;
-	}
-	return true;
+	return vec_is_text(reinterpret_cast<const uint8_t *>(s.data()), s.size());
 }
 
 bool

@@ -15,6 +15,7 @@ extern "C"
 #include "bloom_core.h"
 #include "bloom_final.h"
 #include "bloom_keys.h"
+#include "../unit/vectors.h"
 }
 
 #include <cstddef>
