@@ -84,8 +84,7 @@ check_keys() {
 	got=$(tr '\n' ' ' <"$WORK/got")
 	queued=$(grep -c "through the tuple queue: too little shared memory" <<<"$log" || true)
 	took=$(grep -c "took [0-9]* hashes from parallel worker" <<<"$log" || true)
-	made=$({ grep -o "[0-9]* where the worker made them" <<<"$log" || true; } |
-		awk '{ n += $1 } END { print n + 0 }')
+	made=$(sum_numbers "[0-9]* where the worker made them" "$log")
 	if [ "$got" = "$serial" ]; then
 		pass "$n keys, 2 workers: the filter and the state are the serial ones"
 	else

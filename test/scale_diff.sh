@@ -188,10 +188,8 @@ for mode in parallel queued; do
 	log=$(q -c "$settings SET client_min_messages = debug1;" -c "SELECT md5(bloom_agg(k, 10)::bytea) FROM keys" 2>&1 >/dev/null)
 	workers=$(grep -c "took [0-9]* hashes from parallel worker" <<<"$log" || true)
 	own=$(grep -c "took the parallel leader's own state" <<<"$log" || true)
-	taken=$({ grep -o "took [0-9]* hashes from parallel worker" <<<"$log" || true; } |
-		awk '{ n += $2 } END { print n + 0 }')
-	made=$({ grep -o "[0-9]* where the worker made them" <<<"$log" || true; } |
-		awk '{ n += $1 } END { print n + 0 }')
+	taken=$(sum_numbers "took [0-9]* hashes from parallel worker" "$log")
+	made=$(sum_numbers "[0-9]* where the worker made them" "$log")
 	if [ "$mode" = parallel ] && [ "$workers" -ge 1 ] && [ "$own" -eq 1 ] &&
 		[ "$made" -gt $((taken / 2)) ]; then
 		pass "parallel: the leader took $workers workers' $taken hashes from shared memory ($made where the workers made them) and its own state where it lies"

@@ -10,6 +10,9 @@
 #                          where the extension is available, and WORK, a
 #                          temporary directory the server may read; if not,
 #                          a failed check, the summary, and exit 1
+#   sum_numbers PATTERN TEXT  the sum of the first number in each match of
+#                          the grep pattern in TEXT (0 if none): a count
+#                          the server's DEBUG lines give, added up
 
 passed=0
 failed=0
@@ -24,6 +27,10 @@ fail() {
 check_summary() {
 	echo "$1: $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
+}
+sum_numbers() {
+	{ grep -o "$1" <<<"$2" || true; } |
+		awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+$/) { n += $i; next } } END { print n + 0 }'
 }
 start_test_cluster() {
 	WORK=
