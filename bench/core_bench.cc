@@ -40,6 +40,7 @@ extern "C"
 {
 #include "bloom_core.h"
 }
+#include "bloom_mix64.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -55,22 +56,13 @@ extern "C"
 namespace
 {
 
-/* splitmix64: keys that depend on nothing but their number */
-uint64_t
-mix64(uint64_t z)
-{
-	z += UINT64_C(0x9e3779b97f4a7c15);
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
 const size_t KEY_LEN = 32;
 
 /*
  * n keys of 32 lowercase hex digits (like md5(i::text) in the SQL
  * benchmark), numbered from first, in one buffer.  Key i is the hex of
- * mix64(2i) and mix64(2i + 1): distinct keys for distinct numbers.
+ * the first numbers of SplitMix64's streams from 2i and 2i + 1: distinct
+ * keys for distinct numbers, depending on nothing but their number.
  */
 struct KeySet
 {
@@ -84,8 +76,10 @@ struct KeySet
 		for (size_t i = 0; i < n; i++)
 		{
 			char	   *p = &bytes[i * KEY_LEN];
-			uint64_t	a = mix64(2 * (first + i));
-			uint64_t	b = mix64(2 * (first + i) + 1);
+			uint64_t	stream_a = 2 * (first + i);
+			uint64_t	stream_b = stream_a + 1;
+			uint64_t	a = bloom_mix64_next(&stream_a);
+			uint64_t	b = bloom_mix64_next(&stream_b);
 
 			for (int j = 0; j < 16; j++)
 			{

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "bloom_mix64.h"
 #include "bloom_stats.h"
 
 void		(*bloom_scheme_check_interrupts) (void) = NULL;
@@ -30,19 +31,13 @@ check_interrupts(void)
 #define BUILD_STREAM_SEED	UINT64_C(0xb1005eed5eed1e55)
 
 /*
- * SplitMix64 (Steele, Lea and Flood 2014): every 64-bit state visited
- * once, output equidistributed; its high 32 bits stand for a key's hash.
- * Integer arithmetic only, so every platform sees the same stream.
+ * A key's hash: the high 32 bits of SplitMix64's next number, whose
+ * output is equidistributed, so the hashes are as even as a good hash's.
  */
 static inline uint32_t
 next_hash(uint64_t *state)
 {
-	uint64_t	z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	z ^= z >> 31;
-	return (uint32_t) (z >> 32);
+	return (uint32_t) (bloom_mix64_next(state) >> 32);
 }
 
 static void

@@ -13,7 +13,7 @@ namespace leveldb_diff
 Rng
 case_rng(uint64_t seed, uint64_t case_no)
 {
-	return Rng(splitmix64_mix(seed ^ splitmix64_mix(case_no + 1)));
+	return Rng(bloom_mix64(seed ^ bloom_mix64(case_no + 1)));
 }
 
 int

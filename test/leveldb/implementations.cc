@@ -176,7 +176,7 @@ fresh_seed()
 		fclose(f);
 	}
 	if (seed == 0)
-		seed = splitmix64_mix((uint64_t) time(nullptr) ^
+		seed = bloom_mix64((uint64_t) time(nullptr) ^
 							  ((uint64_t) getpid() << 32));
 	return seed;
 }

@@ -17,6 +17,7 @@ extern "C"
 #include "bloom_keys.h"
 #include "../unit/vectors.h"
 }
+#include "bloom_mix64.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -28,27 +29,14 @@ extern "C"
 namespace leveldb_diff
 {
 
-/* ---- a PRNG whose stream depends on nothing but its seed ---- */
-
-inline uint64_t
-splitmix64_mix(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
+/* ---- a PRNG whose stream depends on nothing but its seed: SplitMix64 ---- */
 
 class Rng
 {
 public:
 	explicit Rng(uint64_t seed) : state_(seed) {}
 
-	/* splitmix64 */
-	uint64_t next()
-	{
-		state_ += UINT64_C(0x9e3779b97f4a7c15);
-		return splitmix64_mix(state_);
-	}
+	uint64_t next() { return bloom_mix64_next(&state_); }
 
 	/* 0..n-1; the modulo bias is irrelevant for test data */
 	uint64_t below(uint64_t n) { return n == 0 ? 0 : next() % n; }

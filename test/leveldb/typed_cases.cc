@@ -477,7 +477,7 @@ pick_check_shape(Rng &rng)
 Rng
 typed_case_rng(uint64_t seed, uint64_t case_no)
 {
-	return case_rng(splitmix64_mix(seed ^ UINT64_C(0x7479706564)), case_no);
+	return case_rng(bloom_mix64(seed ^ UINT64_C(0x7479706564)), case_no);
 }
 
 TypedCase

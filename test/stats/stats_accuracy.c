@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bloom_mix64.h"
 #include "bloom_scheme.h"
 #include "bloom_stats.h"
 
@@ -56,14 +57,6 @@ xcalloc(size_t n)
 	return p;
 }
 
-static uint64_t
-mix64(uint64_t z)
-{
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
 /*
  * Key i of a key set: 32 hex digits that look like md5(something), the
  * keys users hash most, hashed as LevelDB does.  (Counters written as
@@ -74,8 +67,8 @@ static uint32_t
 key_hash(uint32_t salt, uint64_t i)
 {
 	static const char hex[] = "0123456789abcdef";
-	uint64_t	a = mix64(((uint64_t) salt << 40) ^ i ^ UINT64_C(0x9e3779b97f4a7c15)),
-				b = mix64(a + UINT64_C(0x632be59bd9b4e019));
+	uint64_t	a = bloom_mix64(((uint64_t) salt << 40) ^ i ^ BLOOM_MIX64_GAMMA),
+				b = bloom_mix64(a + UINT64_C(0x632be59bd9b4e019));
 	char		key[32];
 	int			d;
 
