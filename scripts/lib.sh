@@ -90,8 +90,9 @@ bf_ensure_deps() {
 		--robustness) want+=(clang libclang-rt-dev sqlsmith) ;;
 		# bench/run.sh: the HyperLogLog extension it compares bloom_agg with
 		--bench) want+=("postgresql-$BF_PG_MAJOR-hll") ;;
-		# libbloomfilter's install test and the Python module's build and pip install
-		--outside) want+=(pkg-config python3-dev python3-setuptools python3-venv python3-pip python3-wheel) ;;
+		# libbloomfilter's install test, the tool's manual page (groff renders it in
+		# the tool's test) and the Python module's build and pip install
+		--outside) want+=(pkg-config groff-base python3-dev python3-setuptools python3-venv python3-pip python3-wheel) ;;
 		*)
 			bf_err "bf_ensure_deps: unknown argument $arg"
 			return 2

@@ -19,7 +19,8 @@
 #     python3-bloomfilter (without compiling: there is no compiler): their
 #     files landed and are theirs (the shared library and its soname link,
 #     the header, libbloomfilter.so, libbloomfilter.a, bloomfilter.pc naming
-#     the library's directory, /usr/bin/bloomfilter, the module);
+#     the library's directory, /usr/bin/bloomfilter and its manual page,
+#     the module);
 #     the dynamic linker finds libbloomfilter.so.1 (through Python's ctypes,
 #     with python3-bloomfilter); bloomfilter --version; a filter the tool
 #     builds from three keys answers for them and not for absent keys; the
@@ -232,7 +233,7 @@ test_library_packages() {
 		fi
 	fi
 	if has_pkg bloomfilter-tools; then
-		files_of bloomfilter-tools "$TOOL"
+		files_of bloomfilter-tools "$TOOL" /usr/share/man/man1/bloomfilter.1.gz
 		want=$(sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" bloomfilter.control)
 		if got=$("$TOOL" --version 2>&1) && [[ $got == "bloomfilter $want"* ]]; then
 			pass "bloomfilter --version: $got"

@@ -304,7 +304,7 @@ build_kit() {
 	mkdir -p "$tree/lib" "$tree/src/core" "$tree/tool"
 	cp lib/Makefile lib/*.c lib/*.h lib/*.in lib/*.map "$tree/lib/"
 	cp src/core/*.c src/core/*.h "$tree/src/core/"
-	cp tool/*.c tool/*.h "$tree/tool/"
+	cp tool/*.c tool/*.h tool/*.sh "$tree/tool/"
 	# the module builds beside the library: they share no files
 	python3 python/setup.py -q build --build-lib "$WORK/python" \
 		--build-temp "$WORK/python-build" >"$WORK/python.log" 2>&1 &

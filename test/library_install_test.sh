@@ -4,7 +4,8 @@
 # module gets from an install, as opposed to from the build tree.
 #
 #   - make -C lib install under a fresh PREFIX (and DESTDIR) lays out the
-#     header, both libraries, the pkg-config file and the tool;
+#     header, both libraries, the pkg-config file, the tool and its manual
+#     page;
 #   - a program compiled with that pkg-config file's flags, against the
 #     shared and the static library, builds a filter, probes it and gives
 #     bloomfilter_version();
@@ -36,7 +37,7 @@ else
 	exit 1
 fi
 for f in include/bloomfilter.h lib/libbloomfilter.a lib/libbloomfilter.so lib/libbloomfilter.so.1 \
-	lib/pkgconfig/bloomfilter.pc bin/bloomfilter; do
+	lib/pkgconfig/bloomfilter.pc bin/bloomfilter share/man/man1/bloomfilter.1; do
 	[ -e "$ROOT/$f" ] && pass "installed: $f" || fail "installed: $f"
 done
 grep -qx "prefix=$PREFIX" "$ROOT/lib/pkgconfig/bloomfilter.pc" &&

@@ -571,5 +571,36 @@ check "--help exits 0 and lists the commands" bash -c '"$1" --help | grep -q "bl
 check "help probe documents the exit status" bash -c '"$1" help probe | grep -q "Exit status"' _ "$TOOL"
 check "probe --help is help probe" bash -c 'cmp -s <("$1" probe --help) <("$1" help probe)' _ "$TOOL"
 
+# The manual page (tool/manpage.sh, from the tool's own help): groff reads
+# it without a warning, and its text, as a terminal shows it, holds every
+# word of --help's description and of each command's help, in order
+# (compared with runs of white space as one space, since the page refills
+# paragraphs; a word roff took for a request, or a lost block, fails it).
+normalized() { tr -s '[:space:]' ' ' | sed 's/^ //; s/ $//'; }
+if "$HERE/../tool/manpage.sh" "$TOOL" >"$WORK/bloomfilter.1" 2>"$WORK/manpage.err"; then
+	ok "tool/manpage.sh writes the manual page"
+else
+	not_ok "tool/manpage.sh writes the manual page" "$(cat "$WORK/manpage.err")"
+fi
+if groff -man -Tascii -ww -P-cbou "$WORK/bloomfilter.1" >"$WORK/page.txt" 2>"$WORK/groff.err" &&
+	[ ! -s "$WORK/groff.err" ]; then
+	ok "groff renders the manual page without a warning"
+else
+	not_ok "groff renders the manual page without a warning" "$(cat "$WORK/groff.err")"
+fi
+page=$(normalized <"$WORK/page.txt")
+commands=$("$TOOL" --help | sed -n '/^Commands:$/,/^$/s/^  bloomfilter \([a-z][a-z]*\) .*/\1/p' | grep -vx help)
+check "--help lists 7 commands for the page" test "$(grep -c . <<<"$commands")" -eq 7
+description=$("$TOOL" --help | sed -n '2,/^Commands:$/p' | sed '$d' | normalized)
+check "the page's description is --help's" test -n "$description" -a "${page#*"$description"}" != "$page"
+for command in $commands; do
+	help=$("$TOOL" help "$command" | sed '1s/^usage: //' | normalized)
+	if [ -n "$help" ] && [ "${page#*"$help"}" != "$page" ]; then
+		ok "the page holds help $command, word for word"
+	else
+		not_ok "the page holds help $command, word for word" "$(diff <(tr ' ' '\n' <<<"$help") <(tr ' ' '\n' <<<"$page") | head -10)"
+	fi
+done
+
 echo "tool: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
