@@ -13,7 +13,7 @@
 #   options: --keys N (100,000,000), --reps R (2), --workers LIST
 #            (0,1,2,4,8,15: those above twice the CPUs are skipped),
 #            --trace-lib FILE, --trace-workers LIST (the largest count
-#            run), --build-trace, --no-build
+#            run), --build-trace, --compare-lib FILE, --no-build
 #
 # The keys are md5(i::text) for i in 1..N, made by one session a CPU, and
 # held in shared buffers.  For each worker count, one session loads the
@@ -36,6 +36,13 @@
 # that library first, from a copy of this tree, against the same
 # PostgreSQL (the smoke test of the test command does).
 #
+# --compare-lib names another build of bloomfilter.so (say, the code before
+# a change, built against the same PostgreSQL): after each worker count's
+# session, a second session on that library (swapped in for it, and then
+# back) runs bloom_agg and bloom_agg_partial the same R rounds after the
+# same untimed scan, and a second table sets the two builds' times side by
+# side.  Its filters must be the serial one's bytes too.
+#
 # Results are saved as bench/out/manycore-<UTC time>.md too.
 
 set -euo pipefail
@@ -45,18 +52,22 @@ KEYS=100000000
 REPS=2
 WORKERS=0,1,2,4,8,15
 TRACE_LIB=''
+COMPARE_LIB=''
 TRACE_WORKERS=''
 BUILD_TRACE=''
 MAX_WORKERS=15
 
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-# --trace-lib takes a path, which bench_options' integer and list kinds do not
+# --trace-lib and --compare-lib take a path, which bench_options' integer
+# and list kinds do not
 args=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--trace-lib) TRACE_LIB=${2-} && shift 2 ;;
 	--trace-lib=*) TRACE_LIB=${1#*=} && shift ;;
+	--compare-lib) COMPARE_LIB=${2-} && shift 2 ;;
+	--compare-lib=*) COMPARE_LIB=${1#*=} && shift ;;
 	--trace-workers) TRACE_WORKERS=${2-} && shift 2 ;;
 	--trace-workers=*) TRACE_WORKERS=${1#*=} && shift ;;
 	--build-trace) BUILD_TRACE=1 && shift ;;
@@ -75,10 +86,15 @@ for w in ${TRACE_WORKERS//,/ }; do
 		exit 2
 	fi
 done
-if [ -n "$TRACE_LIB" ] && [ ! -f "$TRACE_LIB" ]; then
-	echo "${0##*/}: --trace-lib $TRACE_LIB: no such file" >&2
-	exit 2
-fi
+for lib in "--trace-lib:$TRACE_LIB" "--compare-lib:$COMPARE_LIB"; do
+	if [ -n "${lib#*:}" ] && [ ! -f "${lib#*:}" ]; then
+		echo "${0##*/}: ${lib%%:*} ${lib#*:}: no such file" >&2
+		exit 2
+	fi
+done
+# absolute, before the cd below
+[ -z "$COMPARE_LIB" ] || COMPARE_LIB=$(cd "$(dirname "$COMPARE_LIB")" && pwd)/$(basename "$COMPARE_LIB")
+[ -z "$TRACE_LIB" ] || TRACE_LIB=$(cd "$(dirname "$TRACE_LIB")" && pwd)/$(basename "$TRACE_LIB")
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 REPO=$PWD
@@ -173,6 +189,49 @@ set_workers() {
 	echo "SET max_parallel_workers_per_gather = $1; SET parallel_setup_cost = 0; SET min_parallel_table_scan_size = 0; SET parallel_leader_participation = on;"
 }
 
+# Another library stands in for the installed one for the sessions that
+# start while it is there (a backend loads it once), put back after them.
+# By rename, never rewritten in place: a process may still map the old one.
+libdir=$("$(bf_pg_config)" --pkglibdir)
+cp "$libdir/bloomfilter.so" "$WORK/bloomfilter.so.installed"
+swap_lib() {
+	cp "$1" "$libdir/.bloomfilter.so.new" && mv -f "$libdir/.bloomfilter.so.new" "$libdir/bloomfilter.so"
+}
+
+# session_sql WORKERS QUERY...: a session's script: the settings, the
+# libraries loaded and the table scanned untimed, then $REPS rounds of the
+# queries named, each timed under its name, then the filter's md5.
+session_sql() {
+	local w=$1 q
+	shift
+	set_workers "$w"
+	echo "LOAD 'bloomfilter';"
+	[ -z "$HLL" ] || echo "LOAD 'hll';"
+	echo "${QUERY[count]};"
+	printf '%s\n' '\timing on'
+	for _ in $(seq 1 "$REPS"); do
+		for q in "$@"; do
+			echo "${BEFORE[$q]-}"
+			echo "\\echo @ $q"
+			echo "${QUERY[$q]};"
+			echo "${AFTER[$q]-}"
+		done
+	done
+	# the filter's bytes, for the identity check (untimed)
+	printf '%s\n' '\timing off'
+	echo "\\echo @ md5"
+	echo "SELECT md5(bloom_agg(k, 10)::bytea) FROM k;"
+}
+
+# session_times WORKERS PREFIX < OUTPUT: NAME|WORKERS|ms lines, each name
+# after PREFIX, and md5|WORKERS|hex
+session_times() {
+	awk -v w="$1" -v prefix="$2" '
+		$1 == "@" { q = $2; next }
+		q == "md5" && /^[0-9a-f]+$/ { print "md5|" w "|" $1; q = ""; next }
+		q != "" && /^Time: / { print prefix q "|" w "|" $2; q = "" }'
+}
+
 counts=()
 skipped=()
 for w in ${WORKERS//,/ }; do
@@ -187,35 +246,35 @@ TRACE_WORKERS=${TRACE_WORKERS:-${counts[-1]}}
 : >"$WORK/times"
 for w in "${counts[@]}"; do
 	bf_log "$w workers: ${NAMES[*]}, $REPS rounds after an untimed scan"
-	{
-		set_workers "$w"
-		echo "LOAD 'bloomfilter';"
-		[ -z "$HLL" ] || echo "LOAD 'hll';"
-		echo "${QUERY[count]};"
-		printf '%s\n' '\timing on'
-		for round in $(seq 1 "$REPS"); do
-			for q in "${NAMES[@]}"; do
-				echo "${BEFORE[$q]-}"
-				echo "\\echo @ $q"
-				echo "${QUERY[$q]};"
-				echo "${AFTER[$q]-}"
-			done
-		done
-		# the filter's bytes, for the identity check (untimed)
-		printf '%s\n' '\timing off'
-		echo "\\echo @ md5"
-		echo "SELECT md5(bloom_agg(k, 10)::bytea) FROM k;"
-	} >"$WORK/w$w.sql"
+	session_sql "$w" "${NAMES[@]}" >"$WORK/w$w.sql"
 	"${PSQL[@]}" -f "$WORK/w$w.sql" >"$WORK/w$w.out"
-	awk -v w="$w" '
-		$1 == "@" { q = $2; next }
-		q == "md5" && /^[0-9a-f]+$/ { print "md5|" w "|" $1; q = ""; next }
-		q != "" && /^Time: / { print q "|" w "|" $2; q = "" }' "$WORK/w$w.out" >>"$WORK/times"
+	session_times "$w" "" <"$WORK/w$w.out" >>"$WORK/times"
+	if [ -n "$COMPARE_LIB" ]; then
+		bf_log "$w workers: bloom_agg and bloom_agg_partial on $COMPARE_LIB"
+		session_sql "$w" bloom_agg partial >"$WORK/c$w.sql"
+		swap_lib "$COMPARE_LIB"
+		rc=0
+		"${PSQL[@]}" -f "$WORK/c$w.sql" >"$WORK/c$w.out" || rc=$?
+		swap_lib "$WORK/bloomfilter.so.installed"
+		[ "$rc" -eq 0 ] || exit "$rc"
+		session_times "$w" "cmp_" <"$WORK/c$w.out" >>"$WORK/times"
+	fi
 	# workers the plan got, from count(k)'s plan with the same settings
 	launched=$("${PSQL[@]}" -c "$(set_workers "$w") EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) ${QUERY[count]}" |
 		awk '/Workers Launched/ {print $3}')
 	echo "launched|$w|${launched:-0}" >>"$WORK/times"
 done
+
+# awk over $WORK/times: the lower time of each query at each worker count
+# in t[query, workers], the counts in order[1..n], the workers launched in
+# launched[]; cell() and ratio() format them for a table's END block.
+LOWEST_TIMES='
+	function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
+	function cell(q, w) { return ((q, w) in t) ? sprintf("%.0f", t[q, w]) : "-" }
+	$1 == "launched" { launched[$2] = $3; next }
+	$1 == "md5" { next }
+	{ if (!(($1, $2) in t) || $3 + 0 < t[$1, $2]) t[$1, $2] = $3 + 0
+	  if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }'
 
 OUT=$REPO/bench/out/manycore-$(date -u +%Y%m%d-%H%M%S).md
 mkdir -p "$REPO/bench/out"
@@ -229,13 +288,7 @@ checks_failed=0
 	echo
 	echo "| workers | launched | count(k) | hll_add_agg | floor | bloom_agg | bloom_agg / hll (≤ 1.5) | bloom_agg_partial | partial / bloom_agg (≤ 1) | bloom_agg speed-up | bloom_agg, states queued | bloom_agg / queued |"
 	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-	awk -F'|' '
-		function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
-		function cell(q, w) { return ((q, w) in t) ? sprintf("%.0f", t[q, w]) : "-" }
-		$1 == "launched" { launched[$2] = $3; next }
-		$1 == "md5" { next }
-		{ if (!(($1, $2) in t) || $3 + 0 < t[$1, $2]) t[$1, $2] = $3 + 0
-		  if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }
+	awk -F'|' "$LOWEST_TIMES"'
 		END {
 			for (i = 1; i <= n; i++) {
 				w = order[i]
@@ -249,9 +302,27 @@ checks_failed=0
 		}' "$WORK/times"
 	[ "${#skipped[@]}" -eq 0 ] || echo "skipped worker counts: ${skipped[*]} (the machine has $CORES CPUs)"
 	echo
+	if [ -n "$COMPARE_LIB" ]; then
+		echo "#### This build against $COMPARE_LIB, ms (the lower of $REPS; each worker count's two sessions back to back)"
+		echo
+		echo "| workers | bloom_agg | compared | this / compared | bloom_agg_partial | compared | this / compared |"
+		echo "|---:|---:|---:|---:|---:|---:|---:|"
+		awk -F'|' "$LOWEST_TIMES"'
+			END {
+				for (i = 1; i <= n; i++) {
+					w = order[i]
+					printf "| %s | %s | %s | %s | %s | %s | %s |\n", w,
+						cell("bloom_agg", w), cell("cmp_bloom_agg", w),
+						ratio(t["bloom_agg", w], t["cmp_bloom_agg", w]),
+						cell("partial", w), cell("cmp_partial", w),
+						ratio(t["partial", w], t["cmp_partial", w])
+				}
+			}' "$WORK/times"
+		echo
+	fi
 	md5s=$(awk -F'|' '$1 == "md5" {print $3}' "$WORK/times" | sort -u | wc -l)
 	if [ "$md5s" -eq 1 ]; then
-		echo "filters: the same bytes at every worker count (md5 $(awk -F'|' '$1 == "md5" {print $3; exit}' "$WORK/times"))"
+		echo "filters: the same bytes at every worker count${COMPARE_LIB:+, on both builds} (md5 $(awk -F'|' '$1 == "md5" {print $3; exit}' "$WORK/times"))"
 	else
 		echo "filters: DIFFER between worker counts:"
 		awk -F'|' '$1 == "md5" {print "  " $2 " workers: " $3}' "$WORK/times"
@@ -262,16 +333,22 @@ if [ "$(awk -F'|' '$1 == "md5" {print $3}' "$WORK/times" | sort -u | wc -l)" -eq
 else
 	checks_failed=$((checks_failed + 1))
 fi
+# every worker count timed on the compared build too, and its filter read
+if [ -n "$COMPARE_LIB" ]; then
+	for w in "${counts[@]}"; do
+		if [ "$(awk -F'|' -v w="$w" '$2 == w && ($1 == "cmp_bloom_agg" || $1 == "cmp_partial") {n++} END {print n + 0}' "$WORK/times")" -eq $((2 * REPS)) ] &&
+			[ "$(awk -F'|' -v w="$w" '$1 == "md5" && $2 == w' "$WORK/times" | wc -l)" -eq 2 ]; then
+			checks_passed=$((checks_passed + 1))
+		else
+			echo "the compared build's times or filter at $w workers are missing"
+			checks_failed=$((checks_failed + 1))
+		fi
+	done
+fi
 
 # ---- the steps, from the trace library's log lines ------------------------------
 
 if [ -n "$TRACE_LIB" ]; then
-	libdir=$("$(bf_pg_config)" --pkglibdir)
-	# by rename, never rewritten in place: a process may still map the old one
-	swap_lib() {
-		cp "$1" "$libdir/.bloomfilter.so.new" && mv -f "$libdir/.bloomfilter.so.new" "$libdir/bloomfilter.so"
-	}
-	cp "$libdir/bloomfilter.so" "$WORK/bloomfilter.so.installed"
 	swap_lib "$TRACE_LIB"
 	# whatever happens, the installed library is put back
 	for w in ${TRACE_WORKERS//,/ }; do

@@ -575,8 +575,12 @@ host_suite() {
 	run_suite "bench smoke" bench-smoke "$LOGDIR/bench-smoke.log" bench/run.sh --quick --no-build
 	stage "bench smoke: bench/keys_bench.sh --quick (own cluster)"
 	run_suite "keys bench smoke" keys-bench "$LOGDIR/keys-bench-smoke.log" bench/keys_bench.sh --quick --no-build
-	stage "bench smoke: bench/manycore_bench.sh --quick --build-trace (own cluster)"
-	run_suite "many-core bench smoke" manycore-bench "$LOGDIR/manycore-bench-smoke.log" bench/manycore_bench.sh --quick --no-build --build-trace
+	# --compare-lib with a copy of the installed library: the second build
+	# swapped in and out for its sessions, its table and its checks.
+	cp "$("$(bf_pg_config)" --pkglibdir)/bloomfilter.so" "$LOGDIR/bloomfilter-compare.so"
+	stage "bench smoke: bench/manycore_bench.sh --quick --build-trace --compare-lib (own cluster)"
+	run_suite "many-core bench smoke" manycore-bench "$LOGDIR/manycore-bench-smoke.log" bench/manycore_bench.sh --quick --no-build --build-trace \
+		--compare-lib "$LOGDIR/bloomfilter-compare.so"
 
 	stage "PGXN: META.json and make dist (test/meta_test.sh)"
 	run_suite "pgxn" meta "$LOGDIR/meta.log" test/meta_test.sh
