@@ -14,8 +14,8 @@
 # the final function's bits set on 1, 2 and 8 threads
 # (bloomfilter.max_final_threads; at 20 bits a key the filter is large
 # enough for threads), serially, with 2 workers (their states handed to
-# the leader in shared memory, as by default, most of their hashes where
-# the workers made them as they went, and sorted, coded and sent through
+# the leader in shared memory, as by default, their hashes where the
+# workers made them as they went, and sorted, coded and sent through
 # the tuple queues, as with bloomfilter.parallel_handoff off), and with a
 # lone worker whose state of every key (its buffer filled twice over) is
 # handed off; the leader's DEBUG1 lines must say which way the states
@@ -184,14 +184,15 @@ fi
 # made them, and its own state where it lies), and says nothing of it
 # when the hand-off is off.  Where a worker made its hashes depends on
 # more than the hand-off: a worker sorts a full buffer (2^20 hashes) into
-# a run in its own memory when the buffer's sample says its keys repeat,
-# and that sample, about 1,000 hashes, says so of about one in 10,000
-# buffers of these distinct keys (a worker's share of them read in a
-# random order of its scan's chunks).  So each of 2 workers must have made some of its hashes in
-# shared memory (its chunks after its first 2^16 hashes are made there, and
-# a buffer sorted or not is followed by one there), and the lone worker,
-# which fills its buffer twice over these keys, more than half of them
-# (both buffers would have to be misjudged to fail it).
+# a run in its own memory when the buffer's sample (about 2,000 of its
+# hashes, the distinct count estimated from the 1,024 smallest) says its
+# keys repeat, and it says so of one in several thousand buffers of these
+# distinct keys (a worker's share of them read in a random order of its
+# scan's chunks).  So each of 2 workers must have made some of its hashes
+# in shared memory (its chunks after its first 2^16 hashes are made there,
+# and a buffer sorted or not is followed by one there), and the lone
+# worker, which fills its buffer twice over these keys, more than half of
+# them (both buffers would have to be misjudged to fail it).
 for mode in parallel worker queued; do
 	settings=$(settings_for $mode 2)
 	log=$(q -c "$settings SET client_min_messages = debug1;" -c "SELECT md5(bloom_agg(k, 10)::bytea) FROM keys" 2>&1 >/dev/null)

@@ -177,7 +177,7 @@ fresh_seed()
 	}
 	if (seed == 0)
 		seed = bloom_mix64((uint64_t) time(nullptr) ^
-							  ((uint64_t) getpid() << 32));
+						   ((uint64_t) getpid() << 32));
 	return seed;
 }
 
