@@ -14,7 +14,7 @@ DATA = bloomfilter--1.0.sql bloomfilter--1.1.sql bloomfilter--1.0--1.1.sql bloom
 CORE_OBJS = src/core/bloom_hash.o src/core/bloom_filter.o src/core/bloom_hex.o \
 	src/core/bloom_state.o src/core/bloom_stats.o src/core/bloom_setops.o \
 	src/core/bloom_scheme.o src/core/bloom_scheme_table.o src/core/bloom_gaps.o \
-	src/core/bloom_final.o src/core/bloom_kmv.o src/core/bloom_sort.o \
+	src/core/bloom_final.o src/core/bloom_kmv.o src/core/bloom_sample.o src/core/bloom_sort.o \
 	src/core/bloom_flatten.o src/core/bloom_barrier.o
 OBJS = $(CORE_OBJS) \
 	src/pg/bloom_pg.o src/pg/bloom_type_io.o src/pg/bloom_type_ops.o \
@@ -66,7 +66,7 @@ TEST_CXXFLAGS ?= -std=gnu++17 -O2 -g -Wall -Wextra -Werror
 UNIT_SRCS = $(addprefix test/unit/,test_core.c unit.c vectors.c test_vectors.c \
 	test_geometry.c test_filter.c test_validate.c test_hex.c test_state.c \
 	test_final.c test_flatten.c test_stats.c test_gaps.c test_setops.c \
-	test_hash.c test_keys.c test_prepared.c test_kmv.c)
+	test_hash.c test_keys.c test_prepared.c test_kmv.c test_sample.c)
 UNIT_DEPS = $(UNIT_SRCS) test/unit/unit.h test/unit/vectors.h test/lib/bloom_reference.h $(CORE_SRCS) $(CORE_HDRS)
 
 test/unit/test_core: $(UNIT_DEPS)

@@ -30,6 +30,7 @@
 #include "bloom_agg_state.h"
 #include "bloom_flatten.h"
 #include "bloom_gaps.h"
+#include "bloom_sample.h"
 #include "bloom_sort.h"
 #include "bloom_pg.h"
 #include "bloom_state.h"
@@ -380,62 +381,12 @@ sort_into_run(BloomAggState *state, const bloom_hash_run *parts, int nparts,
 	return run;
 }
 
-/*
- * A sample of the buffer: its hashes below a threshold, chosen so that
- * about 2K of a buffer's distinct hashes fall below it, sorted and
- * distinct.  Returns how many, or -1 when more than fit (only hashes far
- * from uniform do that).
- */
-#define SAMPLE_MAX	(4 * BLOOM_KMV_SIZE)
-
-static int
-sample_buffer(const BloomAggState *state, uint32 *sample, uint32 *scratch)
-{
-	uint64		threshold = ((uint64) 2 * BLOOM_KMV_SIZE << 32) /
-		Max(state->nbuffered, 1);
-	const BloomAggChunk *chunk;
-	int			n = 0;
-
-	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
-		for (uint64 i = 0; i < chunk->nhashes; i++)
-			if (chunk->hashes[i] < threshold)
-			{
-				if (n == SAMPLE_MAX)
-					return -1;
-				sample[n++] = chunk->hashes[i];
-			}
-	return (int) bloom_sort_unique_hashes(sample, n, scratch);
-}
-
-/*
- * Whether to keep the buffer's hashes as they came: only when the sample
- * says they are distinct, and distinct from the runs' hashes too (nothing
- * to drop either way).  Sorting is linear, but it is most of the added
- * cost of a state that drops repeats, and distinct keys are common.
- */
-static bool
-buffer_is_distinct(const BloomAggState *state, const uint32 *sample, int nsample)
-{
-	uint32		union_sketch[BLOOM_KMV_SIZE];
-	size_t		m;
-
-	if (nsample < BLOOM_KMV_SIZE ||
-		bloom_kmv_estimate(sample, nsample) < 0.9 * (double) state->nbuffered)
-		return false;
-	if (state->nruns == 0)
-		return true;
-	m = bloom_kmv_merge(state->sketch, state->nsketch, sample, nsample, union_sketch);
-	return bloom_kmv_estimate(union_sketch, m) >=
-		0.9 * (double) (state->nrun_hashes + state->nbuffered);
-}
-
 /* The buffer's hashes as a new run; the buffer is then empty. */
 static void
 flush_buffer(BloomAggState *state)
 {
-	uint32		sample[SAMPLE_MAX];
-	uint32		sample_scratch[SAMPLE_MAX];
-	int			nsample;
+	bloom_sample sample;
+	uint32		sample_scratch[BLOOM_SAMPLE_MAX];
 	bloom_hash_run *parts;
 	BloomAggChunk *chunk;
 	BloomAggChunk *next;
@@ -449,11 +400,23 @@ flush_buffer(BloomAggState *state)
 	parts = MemoryContextAlloc(state->hdr.eoh_context,
 							   nparts * sizeof(bloom_hash_run));
 	nparts = 0;
+	bloom_sample_begin(&sample, state->nbuffered);
 	for (chunk = state->first; chunk != NULL; chunk = chunk->next)
+	{
 		run_as_hash_run(chunk, &parts[nparts++], NULL);
+		bloom_sample_add(&sample, chunk->hashes, chunk->nhashes);
+	}
 
-	nsample = sample_buffer(state, sample, sample_scratch);
-	if (nsample >= 0 && buffer_is_distinct(state, sample, nsample))
+	/*
+	 * Keep the buffer's hashes as they came when the sample says they are
+	 * distinct: sorting is linear, but it is most of the added cost of a
+	 * state that drops repeats, and distinct keys are common.  Sorting a
+	 * buffer drops its own repeats only; the runs' are dropped when the runs
+	 * are merged (merge_runs_if_worth_it), sorted or not, so how many of
+	 * the buffer's hashes the runs already hold does not enter the choice.
+	 */
+	if (bloom_sample_finish(&sample, sample_scratch) &&
+		bloom_sample_mostly_distinct(&sample))
 	{
 		/* the chunks become runs as they are, with no copy */
 		BloomAggChunk *last = state->last;
@@ -467,7 +430,7 @@ flush_buffer(BloomAggState *state)
 		last->next = state->runs;
 		state->runs = state->first;
 		state->nruns += nchunks;
-		sketch_add(state, sample, Min(nsample, BLOOM_KMV_SIZE));
+		sketch_add(state, sample.hashes, BLOOM_KMV_SIZE);
 		pfree(parts);
 		state->first = state->last = new_buffer_chunk(state, BLOOM_AGG_BUFFER_MAX);
 		state->nbuffered = 0;

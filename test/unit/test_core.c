@@ -57,6 +57,7 @@ main(int argc, char **argv)
 	test_messages();
 	test_typed_keys();
 	test_kmv();
+	test_sample();
 
 	printf("unit: %lu passed, %lu failed\n", n_passed, n_failed);
 	return n_failed > 0 ? 1 : 0;

@@ -104,5 +104,6 @@ extern void test_prepared(void);	/* test_prepared.c */
 extern void test_messages(void);	/* test_hash.c */
 extern void test_typed_keys(void);	/* test_keys.c */
 extern void test_kmv(void);		/* test_kmv.c */
+extern void test_sample(void);	/* test_sample.c */
 
 #endif							/* UNIT_H */
