@@ -41,7 +41,9 @@
 # session, a second session on that library (swapped in for it, and then
 # back) runs bloom_agg and bloom_agg_partial the same R rounds after the
 # same untimed scan, and a second table sets the two builds' times side by
-# side.  Its filters must be the serial one's bytes too.
+# side.  Its filters must be the serial one's bytes too.  The installed
+# library is put back after a swapped-in one's sessions also when the
+# bench fails or is interrupted meanwhile.
 #
 # Results are saved as bench/out/manycore-<UTC time>.md too.
 
@@ -190,13 +192,26 @@ set_workers() {
 }
 
 # Another library stands in for the installed one for the sessions that
-# start while it is there (a backend loads it once), put back after them.
-# By rename, never rewritten in place: a process may still map the old one.
+# start while it is there (a backend loads it once), put back after them,
+# and also when the bench fails or is interrupted meanwhile.  By rename,
+# never rewritten in place: a process may still map the old one.
 libdir=$("$(bf_pg_config)" --pkglibdir)
 cp "$libdir/bloomfilter.so" "$WORK/bloomfilter.so.installed"
-swap_lib() {
+lib_swapped=
+install_lib() {
 	cp "$1" "$libdir/.bloomfilter.so.new" && mv -f "$libdir/.bloomfilter.so.new" "$libdir/bloomfilter.so"
 }
+swap_in_lib() {
+	lib_swapped=1
+	install_lib "$1"
+}
+put_back_lib() {
+	if [ -n "$lib_swapped" ]; then
+		install_lib "$WORK/bloomfilter.so.installed"
+		lib_swapped=
+	fi
+}
+bf_at_exit put_back_lib
 
 # session_sql WORKERS QUERY...: a session's script: the settings, the
 # libraries loaded and the table scanned untimed, then $REPS rounds of the
@@ -252,11 +267,9 @@ for w in "${counts[@]}"; do
 	if [ -n "$COMPARE_LIB" ]; then
 		bf_log "$w workers: bloom_agg and bloom_agg_partial on $COMPARE_LIB"
 		session_sql "$w" bloom_agg partial >"$WORK/c$w.sql"
-		swap_lib "$COMPARE_LIB"
-		rc=0
-		"${PSQL[@]}" -f "$WORK/c$w.sql" >"$WORK/c$w.out" || rc=$?
-		swap_lib "$WORK/bloomfilter.so.installed"
-		[ "$rc" -eq 0 ] || exit "$rc"
+		swap_in_lib "$COMPARE_LIB"
+		"${PSQL[@]}" -f "$WORK/c$w.sql" >"$WORK/c$w.out"
+		put_back_lib
 		session_times "$w" "cmp_" <"$WORK/c$w.out" >>"$WORK/times"
 	fi
 	# workers the plan got, from count(k)'s plan with the same settings
@@ -349,8 +362,7 @@ fi
 # ---- the steps, from the trace library's log lines ------------------------------
 
 if [ -n "$TRACE_LIB" ]; then
-	swap_lib "$TRACE_LIB"
-	# whatever happens, the installed library is put back
+	swap_in_lib "$TRACE_LIB"
 	for w in ${TRACE_WORKERS//,/ }; do
 		for q in bloom_agg partial queued; do
 			psql_c "DO \$\$BEGIN RAISE LOG 'bloom-mark $q $w'; END\$\$" >/dev/null || true
@@ -358,7 +370,7 @@ if [ -n "$TRACE_LIB" ]; then
 		done
 	done
 	psql_c "DO \$\$BEGIN RAISE LOG 'bloom-mark end'; END\$\$" >/dev/null || true
-	swap_lib "$WORK/bloomfilter.so.installed"
+	put_back_lib
 	sleep 1
 	awk -f bench/lib/trace_steps.awk "$BF_PGLOG" >"$WORK/steps.md"
 	tee -a "$OUT" <"$WORK/steps.md"

@@ -12,6 +12,7 @@
 #   bf_cluster_stop              stop it (also done by the exit trap)
 #   bf_cluster_restart           restart it, e.g. after ALTER SYSTEM
 #   bf_mktemp_dir                a temp dir removed by the exit trap
+#   bf_at_exit CMD...            a command the exit trap runs first
 #
 # Everything is safe under `set -euo pipefail`.  Functions report problems
 # with a message on stderr and a non-zero return; they never kill anything
@@ -153,9 +154,23 @@ BF_PGDATA=
 BF_PGLOG=
 BF_CLUSTER_OWNER=
 BF_MORE_PGDATA=()
+BF_AT_EXIT=()
+
+# bf_at_exit CMD...: run CMD (one word a function or command, each argument
+# a word) when the script exits or is interrupted, before the cluster stops
+# and the temp dirs go: for what a script must undo whatever happens, such
+# as a library it put in place of the installed one.
+bf_at_exit() {
+	bf__set_traps
+	BF_AT_EXIT+=("$(printf '%q ' "$@")")
+}
 
 bf__cleanup() {
-	local d data keep=()
+	local d data cmd keep=()
+	for cmd in "${BF_AT_EXIT[@]+"${BF_AT_EXIT[@]}"}"; do
+		eval "$cmd" || bf_warn "at exit: $cmd failed"
+	done
+	BF_AT_EXIT=()
 	if ! bf_cluster_stop; then
 		# Never delete the files of a server that may still be running.
 		keep+=("$BF_CLUSTER_DIR")

@@ -581,6 +581,8 @@ host_suite() {
 	stage "bench smoke: bench/manycore_bench.sh --quick --build-trace --compare-lib (own cluster)"
 	run_suite "many-core bench smoke" manycore-bench "$LOGDIR/manycore-bench-smoke.log" bench/manycore_bench.sh --quick --no-build --build-trace \
 		--compare-lib "$LOGDIR/bloomfilter-compare.so"
+	stage "bench: the installed library put back after a failed or interrupted comparison (test/bench_lib_test.sh)"
+	run_suite "bench library put back" bench-lib "$LOGDIR/bench-lib.log" test/bench_lib_test.sh
 
 	stage "PGXN: META.json and make dist (test/meta_test.sh)"
 	run_suite "pgxn" meta "$LOGDIR/meta.log" test/meta_test.sh
