@@ -134,7 +134,7 @@ QEMU_S390X ?= qemu-s390x-static
 # The threaded final under ThreadSanitizer: any data race is a report, and
 # a report is a failure (halt_on_error).
 test/unit/final_tsan: test/unit/final_tsan.c $(CORE_SRCS) $(CORE_HDRS)
-	$(TEST_CC) -std=gnu11 -O1 -g -fsanitize=thread -Wall -Wextra -Werror -Isrc/core -o $@ test/unit/final_tsan.c $(CORE_SRCS) -lm -pthread
+	$(TEST_CC) -std=gnu11 -O1 -g -fsanitize=thread -Wall -Wextra -Werror -DBLOOM_TRACE -Isrc/core -o $@ test/unit/final_tsan.c $(CORE_SRCS) -lm -pthread
 
 unittest-tsan: test/unit/final_tsan
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 test/unit/final_tsan

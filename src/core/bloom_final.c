@@ -143,6 +143,11 @@ typedef struct thread_state
 	double		t_decoded;
 	double		t_end;
 	unsigned	rounds;
+	/* buckets: ms in each step and at the barriers, positions bucketed */
+	double		ms_fill;
+	double		ms_set;
+	double		ms_wait;
+	uint64_t	positions;
 #endif
 } thread_state;
 
@@ -582,6 +587,36 @@ zero_share(bloom_final_job *job, unsigned id)
 		memset(job->bit_array + from, 0, len - from < OR_BLOCK ? len - from : OR_BLOCK);
 }
 
+/*
+ * With BLOOM_TRACE, stmt's time added to (ts)->field; else just stmt.
+ */
+#ifdef BLOOM_TRACE
+#define TRACE_SPAN(ts, field, stmt) \
+	do { \
+		double		span_start_ = bloom_trace_ms(); \
+		stmt; \
+		(ts)->field += bloom_trace_ms() - span_start_; \
+	} while (0)
+#else
+#define TRACE_SPAN(ts, field, stmt) \
+	do { \
+		stmt; \
+	} while (0)
+#endif
+
+#ifdef BLOOM_TRACE
+/* The positions this thread's buckets hold at the end of a step 1. */
+static uint64_t
+bucketed_positions(const bloom_final_job *job, const thread_state *ts)
+{
+	uint64_t	n = 0;
+
+	for (size_t r = 0; r < job->nregions; r++)
+		n += (uint64_t) (ts->writer->cursor[r] - bloom_bucket_start(ts->writer, r));
+	return n;
+}
+#endif
+
 static void *
 thread_main(void *arg)
 {
@@ -630,14 +665,20 @@ thread_main(void *arg)
 
 	while (!leave)
 	{
+		bool		last;
+
 #ifdef BLOOM_TRACE
 		ts->rounds++;
 #endif
-		fill_buckets(job, ts);
-		if (barrier(job, false))
+		TRACE_SPAN(ts, ms_fill, fill_buckets(job, ts));
+#ifdef BLOOM_TRACE
+		ts->positions += bucketed_positions(job, ts);
+#endif
+		TRACE_SPAN(ts, ms_wait, last = barrier(job, false));
+		if (last)
 			break;
-		set_regions(job);
-		leave = barrier(job, true);
+		TRACE_SPAN(ts, ms_set, set_regions(job));
+		TRACE_SPAN(ts, ms_wait, leave = barrier(job, true));
 		/* every bucket was set in step 2: empty this thread's own */
 		bloom_bucket_writer_start(ts->writer, ts->buckets, job->cap, job->nregions);
 	}
@@ -930,6 +971,11 @@ bloom_final_trace(const bloom_final_job *job, char *buf, size_t len)
 				decoded = 0,
 				end = 0;
 	unsigned	rounds = 0;
+	double		ms_fill = 0,
+				ms_set = 0,
+				ms_wait = 0;
+	uint64_t	positions = 0;
+	double		room;
 
 	for (unsigned t = 0; t < job->nthreads; t++)
 	{
@@ -940,9 +986,23 @@ bloom_final_trace(const bloom_final_job *job, char *buf, size_t len)
 		decoded = ts->t_decoded > decoded ? ts->t_decoded : decoded;
 		end = ts->t_end > end ? ts->t_end : end;
 		rounds = ts->rounds > rounds ? ts->rounds : rounds;
+		ms_fill += ts->ms_fill;
+		ms_set += ts->ms_set;
+		ms_wait += ts->ms_wait;
+		positions += ts->positions;
 	}
-	snprintf(buf, len, "threads=%u %s go=%.3f zeroed=%.3f decoded=%.3f end=%.3f rounds=%u",
+
+	/*
+	 * How full the rounds' buckets were, all threads' together (the first
+	 * full bucket ends a round), and each thread's mean time in the steps
+	 * and at the barriers: what more rounds, or threads waiting, cost.
+	 */
+	room = (double) rounds * job->nthreads * job->nregions * job->cap;
+	snprintf(buf, len, "threads=%u %s go=%.3f zeroed=%.3f decoded=%.3f end=%.3f rounds=%u"
+			 " filled=%.2f fill_ms=%.1f set_ms=%.1f barrier_ms=%.1f",
 			 job->nthreads, job->copies ? "copies" : "buckets",
-			 go, zeroed, decoded, end, rounds);
+			 go, zeroed, decoded, end, rounds,
+			 room > 0 ? (double) positions / room : 0.0,
+			 ms_fill / job->nthreads, ms_set / job->nthreads, ms_wait / job->nthreads);
 }
 #endif
