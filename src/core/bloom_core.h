@@ -324,7 +324,7 @@ bloom_region_count(uint64_t mod_d, unsigned shift)
 
 /*
  * Appends probe positions to the buckets of up to BLOOM_BUCKET_REGIONS_MAX
- * regions (bucket r: cap positions from base + r * cap) a cache line at a
+ * regions (bucket r from start[r] to start[r + 1]) a cache line at a
  * time: the last line of each bucket is staged here and written out whole
  * (bloom_filter.c says why).  Start it on empty buckets, append with
  * bloom_bucket_positions, and flush it before the buckets are read, by this
@@ -340,20 +340,25 @@ typedef struct bloom_bucket_writer
 	uint32_t   *cursor[BLOOM_BUCKET_REGIONS_MAX];	/* past what is written */
 	uint32_t   *line_end[BLOOM_BUCKET_REGIONS_MAX];	/* where the line is cut */
 	uint8_t		staged[BLOOM_BUCKET_REGIONS_MAX];	/* positions in line[r] */
-	uint32_t   *base;
-	size_t		cap;
+	uint32_t   *start[BLOOM_BUCKET_REGIONS_MAX + 1];
 	size_t		nregions;
 } bloom_bucket_writer;
 
-/* Empty buckets: nregions <= BLOOM_BUCKET_REGIONS_MAX, cap >= 30. */
+/*
+ * Empty buckets for the nregions regions of 2^shift bits of [0, mod_d), in
+ * total positions from base (64 * nregions <= total < 2^31; nregions <=
+ * BLOOM_BUCKET_REGIONS_MAX), each bucket sized by the share of positions
+ * its region gets (bloom_filter.c says why they differ).
+ */
 extern void bloom_bucket_writer_start(bloom_bucket_writer *w, uint32_t *base,
-									  size_t cap, size_t nregions);
+									  size_t total, size_t nregions,
+									  unsigned shift, uint64_t mod_d);
 
 /* Where bucket r begins (and bucket r - 1 ends). */
 static inline uint32_t *
 bloom_bucket_start(const bloom_bucket_writer *w, size_t r)
 {
-	return w->base + r * w->cap;
+	return w->start[r];
 }
 
 /*

@@ -329,13 +329,45 @@ write_line(uint32_t *to, const uint32_t *line, unsigned n)
 	memcpy(to, line, n * sizeof(uint32_t));
 }
 
+/*
+ * The buckets are sized by their regions' shares of the positions, not
+ * equally: a round ends when the first bucket is full.  A position is a
+ * 32-bit value modulo mod_d, so when mod_d does not divide 2^32 the
+ * positions below 2^32 mod mod_d are each reached by one value more than
+ * the others: for a filter of 10^9 bits (100 million keys at 10 bits),
+ * the regions in its first 29% get 5 values a position against 4, and
+ * equal buckets were at most 86% full when the first of them filled.
+ * Each bucket has a floor of BUCKET_FLOOR positions (a hash's positions,
+ * at most 30, fit an empty one) and the rest of total by its region's
+ * share of the 2^32 values.
+ */
+#define BUCKET_FLOOR		32
+
 void
-bloom_bucket_writer_start(bloom_bucket_writer *w, uint32_t *base, size_t cap,
-						  size_t nregions)
+bloom_bucket_writer_start(bloom_bucket_writer *w, uint32_t *base, size_t total,
+						  size_t nregions, unsigned shift, uint64_t mod_d)
 {
-	w->base = base;
-	w->cap = cap;
+	const uint64_t values = UINT64_C(1) << 32;
+	uint64_t	each = values / mod_d;	/* values a position, at least */
+	uint64_t	more = values % mod_d;	/* positions below it get one more */
+	size_t		spread = total - nregions * BUCKET_FLOOR;
+	uint32_t   *at = base;
+
 	w->nregions = nregions;
+	for (size_t r = 0; r < nregions; r++)
+	{
+		uint64_t	from = (uint64_t) r << shift;
+		uint64_t	to = (uint64_t) (r + 1) << shift;
+		uint64_t	share;
+
+		if (to > mod_d)
+			to = mod_d;
+		share = (to - from) * each + (more > from ? (more < to ? more : to) - from : 0);
+		w->start[r] = at;
+		/* share <= 2^32 (the shares add up to 2^32), spread < 2^31 */
+		at += BUCKET_FLOOR + (size_t) ((uint64_t) spread * share / values);
+	}
+	w->start[nregions] = at;
 	for (size_t r = 0; r < nregions; r++)
 	{
 		w->cursor[r] = bloom_bucket_start(w, r);
@@ -421,7 +453,7 @@ bloom_prepared_set_hashes_buffered(const bloom_prepared *p, uint8_t *bit_array,
 		return;
 	}
 
-	bloom_bucket_writer_start(&w, scratch, cap, nregions);
+	bloom_bucket_writer_start(&w, scratch, cap * nregions, nregions, shift, p->mod_d);
 	while (i < nhashes)
 	{
 		i = bloom_bucket_positions(p, shift, &w, hashes, i, nhashes);
@@ -429,7 +461,7 @@ bloom_prepared_set_hashes_buffered(const bloom_prepared *p, uint8_t *bit_array,
 		for (size_t r = 0; r < nregions; r++)
 			bloom_set_positions(bit_array, bloom_bucket_start(&w, r),
 								(size_t) (w.cursor[r] - bloom_bucket_start(&w, r)));
-		bloom_bucket_writer_start(&w, scratch, cap, nregions);
+		bloom_bucket_writer_start(&w, scratch, cap * nregions, nregions, shift, p->mod_d);
 	}
 }
 

@@ -680,7 +680,8 @@ thread_main(void *arg)
 		TRACE_SPAN(ts, ms_set, set_regions(job));
 		TRACE_SPAN(ts, ms_wait, leave = barrier(job, true));
 		/* every bucket was set in step 2: empty this thread's own */
-		bloom_bucket_writer_start(ts->writer, ts->buckets, job->cap, job->nregions);
+		bloom_bucket_writer_start(ts->writer, ts->buckets, job->nregions * job->cap,
+								  job->nregions, job->shift, job->prepared.mod_d);
 	}
 
 #ifdef BLOOM_TRACE
@@ -825,7 +826,8 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 			free_job(job);
 			return BLOOM_ERR_NO_MEMORY;
 		}
-		bloom_bucket_writer_start(ts->writer, ts->buckets, job->cap, job->nregions);
+		bloom_bucket_writer_start(ts->writer, ts->buckets, job->nregions * job->cap,
+								  job->nregions, job->shift, job->prepared.mod_d);
 	}
 
 	for (unsigned t = 0; t < nthreads && status == BLOOM_OK; t++)

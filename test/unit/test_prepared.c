@@ -333,5 +333,78 @@ test_prepared(void)
 	}
 	test_end();
 
+	/*
+	 * Buckets by region sized by the region's share of the positions: a
+	 * position is a 32-bit value modulo the bit count, so in a filter of
+	 * 10^9 bits the positions below 2^32 mod 10^9 (294,967,296) are each
+	 * reached by 5 values and the others by 4.  The buckets of the first
+	 * regions are 5/4 the size of the last full ones, and random hashes
+	 * fill them together: more than 0.92 of all their room is used when
+	 * the first is full, where buckets of one size could use at most 0.86.
+	 * Bits past 2^32 are reached by no position: 2^32 evenly.
+	 */
+	{
+		static const uint64_t bit_counts[] = {UINT64_C(1000000000), UINT64_C(1) << 33};
+
+		for (int b = 0; b < 2; b++)
+		{
+			bloom_prepared p;
+			bloom_bucket_writer *w = xcalloc(sizeof(bloom_bucket_writer));
+			unsigned	shift;
+			size_t		nregions,
+						total,
+						used = 0,
+						smallest = SIZE_MAX,
+						taken;
+			uint32_t   *buckets;
+			uint32_t	hashes[4096];
+			bool		full = false;
+
+			test_begin("buckets of a filter of %" PRIu64 " bits sized by their share of positions",
+					   bit_counts[b]);
+			bloom_prepare(&p, bit_counts[b], 6);
+			shift = bloom_region_shift(p.mod_d, BLOOM_BUCKET_REGIONS_MAX);
+			nregions = bloom_region_count(p.mod_d, shift);
+			total = nregions * 8192;
+			buckets = malloc(total * sizeof(uint32_t));
+			bloom_bucket_writer_start(w, buckets, total, nregions, shift, p.mod_d);
+			for (size_t r = 0; r < nregions; r++)
+			{
+				size_t		len = (size_t) (bloom_bucket_start(w, r + 1) - bloom_bucket_start(w, r));
+
+				smallest = len < smallest ? len : smallest;
+			}
+			check(bloom_bucket_start(w, 0) == buckets &&
+				  (size_t) (bloom_bucket_start(w, nregions) - buckets) <= total &&
+				  smallest >= 30, "the buckets overrun their room or hold less than a hash's positions");
+			if (b == 0)
+			{
+				double		ratio = (double) (bloom_bucket_start(w, 1) - bloom_bucket_start(w, 0)) /
+					(double) (bloom_bucket_start(w, nregions - 1) - bloom_bucket_start(w, nregions - 2));
+
+				check(ratio > 1.24 && ratio < 1.26, "first bucket / last full one: %.3f, not 5/4", ratio);
+			}
+			else
+				check(bloom_bucket_start(w, 1) - bloom_bucket_start(w, 0) ==
+					  bloom_bucket_start(w, nregions) - bloom_bucket_start(w, nregions - 1),
+					  "2^32 positions in equal regions, buckets of different sizes");
+			while (!full)
+			{
+				for (size_t i = 0; i < 4096; i++)
+					hashes[i] = (uint32_t) rng_next();
+				taken = bloom_bucket_positions(&p, shift, w, hashes, 0, 4096);
+				full = taken < 4096;
+			}
+			bloom_bucket_writer_flush(w);
+			for (size_t r = 0; r < nregions; r++)
+				used += (size_t) (w->cursor[r] - bloom_bucket_start(w, r));
+			check((double) used / (double) total > 0.92, "%.3f of the room used when the first bucket filled",
+				  (double) used / (double) total);
+			free(buckets);
+			free(w);
+			test_end();
+		}
+	}
+
 	group_end();
 }
