@@ -354,6 +354,9 @@ extern void bloom_bucket_writer_start(bloom_bucket_writer *w, uint32_t *base,
 									  size_t total, size_t nregions,
 									  unsigned shift, uint64_t mod_d);
 
+/* The same buckets emptied, once every one of them has been set. */
+extern void bloom_bucket_writer_reset(bloom_bucket_writer *w);
+
 /* Where bucket r begins (and bucket r - 1 ends). */
 static inline uint32_t *
 bloom_bucket_start(const bloom_bucket_writer *w, size_t r)

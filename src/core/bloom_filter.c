@@ -368,7 +368,13 @@ bloom_bucket_writer_start(bloom_bucket_writer *w, uint32_t *base, size_t total,
 		at += BUCKET_FLOOR + (size_t) ((uint64_t) spread * share / values);
 	}
 	w->start[nregions] = at;
-	for (size_t r = 0; r < nregions; r++)
+	bloom_bucket_writer_reset(w);
+}
+
+void
+bloom_bucket_writer_reset(bloom_bucket_writer *w)
+{
+	for (size_t r = 0; r < w->nregions; r++)
 	{
 		w->cursor[r] = bloom_bucket_start(w, r);
 		w->line_end[r] = line_end_from(w, r, w->cursor[r]);
@@ -461,7 +467,7 @@ bloom_prepared_set_hashes_buffered(const bloom_prepared *p, uint8_t *bit_array,
 		for (size_t r = 0; r < nregions; r++)
 			bloom_set_positions(bit_array, bloom_bucket_start(&w, r),
 								(size_t) (w.cursor[r] - bloom_bucket_start(&w, r)));
-		bloom_bucket_writer_start(&w, scratch, cap * nregions, nregions, shift, p->mod_d);
+		bloom_bucket_writer_reset(&w);
 	}
 }
 

@@ -680,8 +680,7 @@ thread_main(void *arg)
 		TRACE_SPAN(ts, ms_set, set_regions(job));
 		TRACE_SPAN(ts, ms_wait, leave = barrier(job, true));
 		/* every bucket was set in step 2: empty this thread's own */
-		bloom_bucket_writer_start(ts->writer, ts->buckets, job->nregions * job->cap,
-								  job->nregions, job->shift, job->prepared.mod_d);
+		bloom_bucket_writer_reset(ts->writer);
 	}
 
 #ifdef BLOOM_TRACE
