@@ -20,7 +20,10 @@ cd "$(dirname "$0")/.."
 . test/lib/checks.sh
 
 lib=$("$(bf_pg_config)" --pkglibdir)/bloomfilter.so
-installed=$(md5sum <"$lib")
+lib_md5() { md5sum <"$lib"; }
+installed=$(lib_md5)
+# which library is in place, for a failure's message
+lib_state() { [ "$(lib_md5)" = "$installed" ] && echo "the installed library back" || echo "the installed library NOT back"; }
 bf_mktemp_dir WORK
 cp "$lib" "$WORK/installed.so"
 
@@ -29,10 +32,10 @@ cp "$lib" "$WORK/installed.so"
 printf 'not a library\n' >"$WORK/bogus.so"
 rc=0
 bench/manycore_bench.sh --quick --no-build --compare-lib "$WORK/bogus.so" >"$WORK/bogus.log" 2>&1 || rc=$?
-if [ "$rc" -ne 0 ] && grep -q "bogus.so" "$WORK/bogus.log" && [ "$(md5sum <"$lib")" = "$installed" ]; then
+if [ "$rc" -ne 0 ] && grep -q "bogus.so" "$WORK/bogus.log" && [ "$(lib_md5)" = "$installed" ]; then
 	pass "a compared build that fails to load: the bench fails (exit $rc) and the installed library is back"
 else
-	fail "a compared build that fails to load: exit $rc, the installed library $([ "$(md5sum <"$lib")" = "$installed" ] && echo back || echo NOT back): $(tail -n 3 "$WORK/bogus.log")"
+	fail "a compared build that fails to load: exit $rc, $(lib_state): $(tail -n 3 "$WORK/bogus.log")"
 fi
 
 # ---- interrupted while the other build is in place ---------------------------------
@@ -48,7 +51,7 @@ pid=$!
 set +m
 seen=''
 for _ in $(seq 1 12000); do
-	if [ "$(md5sum <"$lib")" = "$other" ]; then
+	if [ "$(lib_md5)" = "$other" ]; then
 		seen=1
 		break
 	fi
@@ -61,13 +64,13 @@ wait "$pid" || rc=$?
 if [ -z "$seen" ]; then
 	fail "interrupted: the other build never came in place (exit $rc): $(tail -n 3 "$WORK/interrupted.log")"
 elif [ "$rc" -ne 0 ] && grep -q "interrupted: cleaning up" "$WORK/interrupted.log" &&
-	[ "$(md5sum <"$lib")" = "$installed" ]; then
+	[ "$(lib_md5)" = "$installed" ]; then
 	pass "interrupted while the compared build was in place: the bench stops (exit $rc) and the installed library is back"
 else
-	fail "interrupted: exit $rc, the installed library $([ "$(md5sum <"$lib")" = "$installed" ] && echo back || echo NOT back): $(tail -n 3 "$WORK/interrupted.log")"
+	fail "interrupted: exit $rc, $(lib_state): $(tail -n 3 "$WORK/interrupted.log")"
 fi
 # a library left swapped in would make the tests after this one test it
-if [ "$(md5sum <"$lib")" != "$installed" ]; then
+if [ "$(lib_md5)" != "$installed" ]; then
 	cp "$WORK/installed.so" "$lib.new" && mv -f "$lib.new" "$lib"
 fi
 

@@ -4,19 +4,6 @@
  */
 #include "unit.h"
 
-/* Sort v[0..n-1] and drop its repeats; returns the distinct count. */
-static size_t
-sort_distinct(uint32_t *v, size_t n)
-{
-	size_t		m = 0;
-
-	qsort(v, n, sizeof(uint32_t), cmp_u32);
-	for (size_t i = 0; i < n; i++)
-		if (m == 0 || v[m - 1] != v[i])
-			v[m++] = v[i];
-	return m;
-}
-
 /* n random hashes, sorted and distinct, from [0, range) (range > 0). */
 static size_t
 random_distinct(uint32_t *v, size_t n, uint64_t range)

@@ -35,6 +35,20 @@ distinct_window(uint32_t *v, size_t n)
 		v[i] = fmix32(start + (uint32_t) i);
 }
 
+/* v[0..n-1] in a random order (n > 0). */
+static void
+shuffle(uint32_t *v, size_t n)
+{
+	for (size_t i = n - 1; i > 0; i--)
+	{
+		size_t		j = rng_next() % (i + 1);
+		uint32_t	t = v[i];
+
+		v[i] = v[j];
+		v[j] = t;
+	}
+}
+
 /*
  * n hashes of which ndistinct (at least 1 when n is) are distinct: the
  * rest repeat hashes drawn at random from those, and all are shuffled.
@@ -47,14 +61,7 @@ repeating_window(uint32_t *v, size_t n, size_t ndistinct)
 	distinct_window(v, ndistinct);
 	for (size_t i = ndistinct; i < n; i++)
 		v[i] = v[rng_next() % ndistinct];
-	for (size_t i = n - 1; i > 0; i--)
-	{
-		size_t		j = rng_next() % (i + 1);
-		uint32_t	t = v[i];
-
-		v[i] = v[j];
-		v[j] = t;
-	}
+	shuffle(v, n);
 }
 
 /* A finished sample of v[0 .. n - 1], taken in one part. */
@@ -75,18 +82,13 @@ static size_t
 reference_sample(const uint32_t *v, size_t n, uint32_t *want, size_t *nbelow)
 {
 	uint64_t	threshold = (UINT64_C(2048) << 32) / (n > 0 ? n : 1);
-	size_t		m = 0,
-				d = 0;
+	size_t		m = 0;
 
 	for (size_t i = 0; i < n; i++)
 		if (v[i] < threshold)
 			want[m++] = v[i];
 	*nbelow = m;
-	qsort(want, m, sizeof(uint32_t), cmp_u32);
-	for (size_t i = 0; i < m; i++)
-		if (d == 0 || want[d - 1] != want[i])
-			want[d++] = want[i];
-	return d;
+	return sort_distinct(want, m);
 }
 
 void
@@ -196,14 +198,7 @@ test_sample(void)
 		for (size_t i = 0; n < WINDOW; i++)
 			v[n++] = (uint32_t) (threshold + i * ((UINT64_C(1) << 32) - threshold) /
 								 (WINDOW - 2 * BLOOM_KMV_SIZE));
-		for (size_t i = WINDOW - 1; i > 0; i--)
-		{
-			size_t		j = rng_next() % (i + 1);
-			uint32_t	t = v[i];
-
-			v[i] = v[j];
-			v[j] = t;
-		}
+		shuffle(v, WINDOW);
 		if (check(sample_of(s, v, WINDOW, scratch), "overflowed") &&
 			check(s->ndistinct == 2 * BLOOM_KMV_SIZE, "%zu distinct hashes in the sample",
 				  s->ndistinct))

@@ -222,18 +222,24 @@ cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Sort v[0..n-1] with qsort and drop its repeats; returns the distinct count. */
+size_t
+sort_distinct(uint32_t *v, size_t n)
+{
+	size_t		m = 0;
+
+	qsort(v, n, sizeof(uint32_t), cmp_u32);
+	for (size_t i = 0; i < n; i++)
+		if (m == 0 || v[m - 1] != v[i])
+			v[m++] = v[i];
+	return m;
+}
+
 /* n random distinct hashes, sorted; returns how many (duplicates dropped) */
 uint64_t
 random_hash_set(uint32_t *out, uint64_t n)
 {
-	uint64_t	i,
-				m = 0;
-
-	for (i = 0; i < n; i++)
+	for (uint64_t i = 0; i < n; i++)
 		out[i] = (uint32_t) rng_next();
-	qsort(out, (size_t) n, sizeof(uint32_t), cmp_u32);
-	for (i = 0; i < n; i++)
-		if (m == 0 || out[i] != out[m - 1])
-			out[m++] = out[i];
-	return m;
+	return sort_distinct(out, (size_t) n);
 }

@@ -74,6 +74,7 @@ extern void *xcalloc(size_t n);
 /* Deterministic, so that a failure reproduces; one sequence for all files. */
 extern uint64_t rng_next(void);
 extern int	cmp_u32(const void *a, const void *b);
+extern size_t sort_distinct(uint32_t *v, size_t n);
 /* n random distinct hashes, sorted; returns how many (duplicates dropped) */
 extern uint64_t random_hash_set(uint32_t *out, uint64_t n);
 
