@@ -583,6 +583,10 @@ host_suite() {
 		--compare-lib "$LOGDIR/bloomfilter-compare.so"
 	stage "bench: the installed library put back after a failed or interrupted comparison (test/bench_lib_test.sh)"
 	run_suite "bench library put back" bench-lib "$LOGDIR/bench-lib.log" test/bench_lib_test.sh
+	# bench/kit.sh, the borrowed many-core machine's one call: skipped, and
+	# said so, where ../shared/pgkit is missing
+	stage "bench: the many-core kit packed and run (test/kit_test.sh)"
+	run_skippable "many-core kit" kit "$LOGDIR/kit.log" test/kit_test.sh
 
 	stage "PGXN: META.json and make dist (test/meta_test.sh)"
 	run_suite "pgxn" meta "$LOGDIR/meta.log" test/meta_test.sh
