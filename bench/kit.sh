@@ -21,7 +21,8 @@
 #       bench/manycore_bench.sh --no-build on it with DIR's trace library
 #       (--trace-lib) and compare library (--compare-lib), if packed, and
 #       the options given.  Where $OUT names a directory (the device
-#       tool's), the report is copied into it.
+#       tool's), kit.txt, the bench's output as it comes (kit-run.log) and
+#       its report go into it.
 #
 # Exit status: manycore_bench.sh's; 2 for a bad option; 1 when packing
 # fails.
@@ -181,13 +182,19 @@ run() {
 	[ ! -f "$DIR/bloomfilter-trace.so" ] || args+=(--trace-lib "$DIR/bloomfilter-trace.so")
 	[ ! -f "$DIR/bloomfilter-compare.so" ] || args+=(--compare-lib "$DIR/bloomfilter-compare.so")
 	before=$(newest_report)
-	local rc=0
+	# where $OUT is, the output as it comes too: a run stopped by the
+	# machine's time limit still gives the tables printed before
+	local rc=0 out='' log=/dev/null
+	if [ -n "${OUT:-}" ] && [ -d "$OUT" ]; then
+		out=$OUT
+		log=$out/kit-run.log
+		[ ! -f "$DIR/kit.txt" ] || cp "$DIR/kit.txt" "$out/"
+	fi
 	PG_CONFIG=$root/opt/pgdev/bin/pg_config bench/manycore_bench.sh --no-build \
-		"${args[@]}" "${passed[@]+"${passed[@]}"}" || rc=$?
+		"${args[@]}" "${passed[@]+"${passed[@]}"}" 2>&1 | tee "$log" || rc=$?
 	report=$(newest_report)
-	if [ -n "${OUT:-}" ] && [ -d "$OUT" ] && [ -n "$report" ] && [ "$report" != "$before" ]; then
-		cp "$report" "$OUT/"
-		[ ! -f "$DIR/kit.txt" ] || cp "$DIR/kit.txt" "$OUT/"
+	if [ -n "$out" ] && [ -n "$report" ] && [ "$report" != "$before" ]; then
+		cp "$report" "$out/"
 	fi
 	return "$rc"
 }

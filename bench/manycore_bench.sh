@@ -276,6 +276,10 @@ for w in "${counts[@]}"; do
 	launched=$("${PSQL[@]}" -c "$(set_workers "$w") EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) ${QUERY[count]}" |
 		awk '/Workers Launched/ {print $3}')
 	echo "launched|$w|${launched:-0}" >>"$WORK/times"
+	# as they come, for a run cut short by a borrowed machine's time limit
+	bf_log "$w workers, lowest ms: $(awk -F'|' -v w="$w" '$2 == w && $1 != "md5" && $1 != "launched" {
+		if (!($1 in t) || $3 + 0 < t[$1]) { if (!($1 in t)) order[++n] = $1; t[$1] = $3 + 0 } }
+		END { for (i = 1; i <= n; i++) printf "%s%s %.0f", (i > 1 ? ", " : ""), order[i], t[order[i]] }' "$WORK/times")"
 done
 
 # awk over $WORK/times: the lower time of each query at each worker count

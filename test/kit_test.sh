@@ -104,8 +104,9 @@ else
 	fail "run: no compare table or no steps"
 fi
 reports=("$WORK"/out/manycore-*.md)
-if [ -f "${reports[0]}" ] && [ -f "$WORK/out/kit.txt" ] && grep -q "^#### Scaling over parallel workers" "${reports[0]}"; then
-	pass "run: the report and kit.txt copied into \$OUT"
+if [ -f "${reports[0]}" ] && [ -f "$WORK/out/kit.txt" ] && grep -q "^#### Scaling over parallel workers" "${reports[0]}" &&
+	grep -q "^==> 2 workers, lowest ms: count [0-9]" "$WORK/out/kit-run.log" && grep -q "^manycore-bench: " "$WORK/out/kit-run.log"; then
+	pass "run: the report, kit.txt and the output with each worker count's times as they came in \$OUT"
 else
 	fail "run: \$OUT has: $(cd "$WORK/out" && echo *)"
 fi
