@@ -86,6 +86,7 @@ bloom_handoff_target(FunctionCallInfo fcinfo, BloomHandoffTarget *target)
 	target->area = NULL;
 	target->plan_node_id = -1;
 	target->local = false;
+	target->plain = false;
 	if (!bloom_parallel_handoff || !IsInParallelMode() ||
 		fcinfo->context == NULL || !IsA(fcinfo->context, AggState))
 		return;
