@@ -111,7 +111,7 @@ done
 stats=$(bench_stats <"$WORK/times" | sort)
 med() { awk -F'|' -v l="$1" '$1 == l { print $2 }' <<<"$stats"; }
 
-OUT=$REPO/bench/out/final-$(date -u +%Y%m%d-%H%M%S).md
+REPORT=$REPO/bench/out/final-$(date -u +%Y%m%d-%H%M%S).md
 mkdir -p "$REPO/bench/out"
 {
 	bench_machine_report "keys:        $KEYS md5 keys, $REPS rounds, timed by pgbench after an untimed run in the same session" \
@@ -141,7 +141,7 @@ mkdir -p "$REPO/bench/out"
 	echo "| count(k) | $(med "count 2 workers") | $(bench_ratio "$(med "count serial")" "$(med "count 2 workers")") |"
 	echo "| floor (keys read and hashed, nothing stored) | $(med "floor 2 workers") | $(bench_ratio "$(med "floor serial")" "$(med "floor 2 workers")") |"
 	echo "| bloom_agg(k, 10) | $(med "bloom_agg 2 workers") | $(bench_ratio "$(med "bloom_agg serial, 4 final threads")" "$(med "bloom_agg 2 workers")") (against 4 final threads serial) |"
-} | tee "$OUT"
+} | tee "$REPORT"
 
 # ---- 3. the final alone, by threads ------------------------------------------
 
@@ -163,7 +163,7 @@ final_stats=$(bench_stats <"$WORK/times" | sort -n)
 	while IFS='|' read -r t m lo hi _; do
 		echo "| $t | $m | $lo | $hi | $(bench_ratio "$one" "$m") |"
 	done <<<"$final_stats"
-} | tee -a "$OUT"
+} | tee -a "$REPORT"
 
 # ---- what the floor leaves ----------------------------------------------------
 
@@ -192,7 +192,7 @@ target_row() {
 	target_row "2 workers ≥ 1.6× serial" "$(awk -v b="$b1" 'BEGIN { print b / 1.6 }')" "$f2" "$(med "bloom_agg 2 workers")"
 	echo
 	echo "bloom_agg serial is taken with 4 final threads asked. The final alone (table 3's fastest, a stored state's decoding included): $fastest_final."
-} | tee -a "$OUT"
+} | tee -a "$REPORT"
 
 # ---- 4. the parallel plan's parts ----------------------------------------------
 
@@ -216,7 +216,7 @@ sizes=$(psql_c "$serial SELECT pg_column_size(s), length(s::text) FROM (SELECT b
 		}' <<<"$plan"
 	echo
 	echo "A worker's state of $third distinct keys: ${sizes%%|*} bytes binary ($(bench_ratio "${sizes%%|*}" "$third") a key), ${sizes#*|} text ($(bench_ratio "${sizes#*|}" "$third") a key)."
-} | tee -a "$OUT"
+} | tee -a "$REPORT"
 
 # ---- scaling over workers ------------------------------------------------------
 
@@ -263,7 +263,7 @@ if [ -n "$scaling" ]; then
 					}
 				}'
 		[ "${#skipped[@]}" -eq 0 ] || echo "skipped worker counts: ${skipped[*]} (the machine has $CORES cores; counts above twice that only measure contention)"
-	} | tee -a "$OUT"
+	} | tee -a "$REPORT"
 fi
 echo
-bf_log "saved to $OUT"
+bf_log "saved to $REPORT"

@@ -293,7 +293,7 @@ LOWEST_TIMES='
 	{ if (!(($1, $2) in t) || $3 + 0 < t[$1, $2]) t[$1, $2] = $3 + 0
 	  if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }'
 
-OUT=$REPO/bench/out/manycore-$(date -u +%Y%m%d-%H%M%S).md
+REPORT=$REPO/bench/out/manycore-$(date -u +%Y%m%d-%H%M%S).md
 mkdir -p "$REPO/bench/out"
 checks_passed=0
 checks_failed=0
@@ -344,7 +344,7 @@ checks_failed=0
 		echo "filters: DIFFER between worker counts:"
 		awk -F'|' '$1 == "md5" {print "  " $2 " workers: " $3}' "$WORK/times"
 	fi
-} | tee "$OUT"
+} | tee "$REPORT"
 if [ "$(awk -F'|' '$1 == "md5" {print $3}' "$WORK/times" | sort -u | wc -l)" -eq 1 ]; then
 	checks_passed=$((checks_passed + 1))
 else
@@ -377,7 +377,7 @@ if [ -n "$TRACE_LIB" ]; then
 	put_back_lib
 	sleep 1
 	awk -f bench/lib/trace_steps.awk "$BF_PGLOG" >"$WORK/steps.md"
-	tee -a "$OUT" <"$WORK/steps.md"
+	tee -a "$REPORT" <"$WORK/steps.md"
 	# each traced query's table has its workers' and its leader's steps
 	for w in ${TRACE_WORKERS//,/ }; do
 		for q in bloom_agg partial queued; do
@@ -394,6 +394,6 @@ if [ -n "$TRACE_LIB" ]; then
 	done
 fi
 echo
-bf_log "saved to $OUT"
+bf_log "saved to $REPORT"
 echo "manycore-bench: $checks_passed passed, $checks_failed failed"
 [ "$checks_failed" -eq 0 ]
