@@ -338,7 +338,8 @@ typedef struct bloom_bucket_writer
 	uint32_t	line[BLOOM_BUCKET_REGIONS_MAX][BLOOM_BUCKET_LINE]
 				__attribute__((aligned(64)));
 	uint32_t   *cursor[BLOOM_BUCKET_REGIONS_MAX];	/* past what is written */
-	uint32_t   *line_end[BLOOM_BUCKET_REGIONS_MAX];	/* where the line is cut */
+	uint8_t		room[BLOOM_BUCKET_REGIONS_MAX];	/* positions from cursor[r] to
+												 * where the line is cut */
 	uint8_t		staged[BLOOM_BUCKET_REGIONS_MAX];	/* positions in line[r] */
 	uint32_t   *start[BLOOM_BUCKET_REGIONS_MAX + 1];
 	size_t		nregions;

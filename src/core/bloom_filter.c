@@ -302,13 +302,18 @@ bloom_region_shift(uint64_t mod_d, size_t max_regions)
  * before being written, and do not push the filter's region out of the
  * caches either.
  */
-static inline uint32_t *
-line_end_from(const bloom_bucket_writer *w, size_t r, uint32_t *at)
+/*
+ * Positions from at to where its line is cut: the next 64-byte boundary,
+ * or the bucket's end if that comes first.  Kept as a byte a region, so
+ * that the append's check of a full line reads one byte, not two pointers.
+ */
+static inline uint8_t
+line_room(const bloom_bucket_writer *w, size_t r, const uint32_t *at)
 {
-	uint32_t   *boundary = (uint32_t *) (((uintptr_t) at + 64) & ~(uintptr_t) 63);
-	uint32_t   *bucket_end = bloom_bucket_start(w, r + 1);
+	const uint32_t *boundary = (const uint32_t *) (((uintptr_t) at + 64) & ~(uintptr_t) 63);
+	const uint32_t *bucket_end = bloom_bucket_start(w, r + 1);
 
-	return boundary < bucket_end ? boundary : bucket_end;
+	return (uint8_t) ((boundary < bucket_end ? boundary : bucket_end) - at);
 }
 
 static inline void
@@ -377,7 +382,7 @@ bloom_bucket_writer_reset(bloom_bucket_writer *w)
 	for (size_t r = 0; r < w->nregions; r++)
 	{
 		w->cursor[r] = bloom_bucket_start(w, r);
-		w->line_end[r] = line_end_from(w, r, w->cursor[r]);
+		w->room[r] = line_room(w, r, w->cursor[r]);
 		w->staged[r] = 0;
 	}
 }
@@ -404,7 +409,7 @@ bloom_bucket_positions(const bloom_prepared *p, unsigned shift,
 			unsigned	s = w->staged[r];
 
 			w->line[r][s++] = bitpos;
-			if (w->cursor[r] + s == w->line_end[r])
+			if (s == w->room[r])
 			{
 				uint32_t   *c = w->cursor[r];
 
@@ -416,7 +421,7 @@ bloom_bucket_positions(const bloom_prepared *p, unsigned shift,
 					w->staged[r] = 0;
 					return i;	/* full: the buckets are set before more */
 				}
-				w->line_end[r] = line_end_from(w, r, c);
+				w->room[r] = line_room(w, r, c);
 			}
 			w->staged[r] = (uint8_t) s;
 			h += delta;
@@ -432,7 +437,7 @@ bloom_bucket_writer_flush(bloom_bucket_writer *w)
 	{
 		write_line(w->cursor[r], w->line[r], w->staged[r]);
 		w->cursor[r] += w->staged[r];
-		w->line_end[r] = line_end_from(w, r, w->cursor[r]);
+		w->room[r] = line_room(w, r, w->cursor[r]);
 		w->staged[r] = 0;
 	}
 #ifdef __SSE2__
