@@ -25,7 +25,7 @@
 #       its report go into it.
 #
 # Exit status: manycore_bench.sh's; 2 for a bad option; 1 when packing
-# fails.
+# fails, or run finds nothing packed.
 
 set -euo pipefail
 export LC_ALL=C
