@@ -301,11 +301,11 @@ bloom_region_shift(uint64_t mod_d, size_t max_regions)
  * line at a time with non-temporal stores, a bucket's lines are never read
  * before being written, and do not push the filter's region out of the
  * caches either.
- */
-/*
- * Positions from at to where its line is cut: the next 64-byte boundary,
- * or the bucket's end if that comes first.  Kept as a byte a region, so
- * that the append's check of a full line reads one byte, not two pointers.
+ *
+ * A staged line is cut at the next 64-byte boundary of its bucket, or at
+ * the bucket's end if that comes first; line_room gives the positions from
+ * at to there, kept as a byte a region, so that the append's check of a
+ * full line reads one byte, not two pointers.
  */
 static inline uint8_t
 line_room(const bloom_bucket_writer *w, size_t r, const uint32_t *at)

@@ -67,7 +67,7 @@
 #define THREADED_MIN_HASHES_PER_THREAD ((uint64_t) 1 << 18)
 /* Regions of at least 2^BLOOM_REGION_SHIFT_MIN bits, at most this many. */
 #define REGIONS_MAX			BLOOM_BUCKET_REGIONS_MAX
-/* Positions a bucket holds at least. */
+/* Positions a thread's buckets hold at least, on average a region. */
 #define BUCKET_MIN			1024
 /* Hashes a thread takes from the shared cursor at once. */
 #define CLAIM_BLOCK			16384
@@ -134,7 +134,7 @@ typedef struct thread_state
 	unsigned	stripe;
 	uint64_t	next;
 	bloom_bucket_writer *writer;	/* onto buckets */
-	uint32_t   *buckets;		/* nregions * cap positions */
+	uint32_t   *buckets;		/* bucket_room positions */
 	/* copies only: this thread's bit array (the filter's, for the first) */
 	uint8_t    *copy;
 #ifdef BLOOM_TRACE
@@ -159,7 +159,8 @@ struct bloom_final_job
 	bool		copies;			/* set in copies, else in buckets */
 	unsigned	shift;
 	size_t		nregions;
-	size_t		cap;			/* positions per bucket */
+	size_t		bucket_room;	/* positions in each thread's buckets, all
+								 * regions' together */
 	const bloom_hash_run *runs;
 	size_t		nruns;
 	unsigned	nthreads;
@@ -741,7 +742,8 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 {
 	bloom_final_job *job;
 	pthread_condattr_t condattr;
-	size_t		scratch;
+	size_t		scratch,
+				cap;
 	bloom_status status = BLOOM_OK;
 
 	if (nthreads < 2 || nthreads > BLOOM_MAX_FINAL_THREADS)
@@ -762,9 +764,8 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 	job->nregions = bloom_region_count(job->prepared.mod_d, job->shift);
 	/* the one-thread scratch, shared out: memory does not grow with threads */
 	scratch = bloom_set_scratch_size(geometry->bits);
-	job->cap = scratch / ((size_t) nthreads * job->nregions);
-	if (job->cap < BUCKET_MIN)
-		job->cap = BUCKET_MIN;
+	cap = scratch / ((size_t) nthreads * job->nregions);	/* a region, on average */
+	job->bucket_room = job->nregions * (cap < BUCKET_MIN ? BUCKET_MIN : cap);
 	job->runs = runs;
 	job->nruns = nruns;
 	job->nthreads = nthreads;
@@ -817,7 +818,7 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 			}
 			continue;
 		}
-		ts->buckets = bloom_malloc_huge(job->nregions * job->cap * sizeof(uint32_t));
+		ts->buckets = bloom_malloc_huge(job->bucket_room * sizeof(uint32_t));
 		if (posix_memalign((void **) &ts->writer, 64, sizeof(bloom_bucket_writer)) != 0)
 			ts->writer = NULL;
 		if (ts->buckets == NULL || ts->writer == NULL)
@@ -825,7 +826,7 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 			free_job(job);
 			return BLOOM_ERR_NO_MEMORY;
 		}
-		bloom_bucket_writer_start(ts->writer, ts->buckets, job->nregions * job->cap,
+		bloom_bucket_writer_start(ts->writer, ts->buckets, job->bucket_room,
 								  job->nregions, job->shift, job->prepared.mod_d);
 	}
 
@@ -998,7 +999,7 @@ bloom_final_trace(const bloom_final_job *job, char *buf, size_t len)
 	 * full bucket ends a round), and each thread's mean time in the steps
 	 * and at the barriers: what more rounds, or threads waiting, cost.
 	 */
-	room = (double) rounds * job->nthreads * job->nregions * job->cap;
+	room = (double) rounds * job->nthreads * job->bucket_room;
 	snprintf(buf, len, "threads=%u %s go=%.3f zeroed=%.3f decoded=%.3f end=%.3f rounds=%u"
 			 " filled=%.2f fill_ms=%.1f set_ms=%.1f barrier_ms=%.1f",
 			 job->nthreads, job->copies ? "copies" : "buckets",
