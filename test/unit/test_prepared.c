@@ -366,7 +366,7 @@ test_prepared(void)
 			shift = bloom_region_shift(p.mod_d, BLOOM_BUCKET_REGIONS_MAX);
 			nregions = bloom_region_count(p.mod_d, shift);
 			total = nregions * 8192;
-			buckets = malloc(total * sizeof(uint32_t));
+			buckets = xcalloc(total * sizeof(uint32_t));
 			bloom_bucket_writer_start(w, buckets, total, nregions, shift, p.mod_d);
 			for (size_t r = 0; r < nregions; r++)
 			{
