@@ -106,8 +106,7 @@ REPO=$PWD
 bench_prepare "$BUILD"
 if [ -n "$BUILD_TRACE" ]; then
 	bf_log "building the library with BLOOM_TRACE=1 from a copy of the tree"
-	mkdir "$WORK/trace-build"
-	git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$WORK/trace-build"
+	bf_copy_tree "$WORK/trace-build"
 	if ! make -C "$WORK/trace-build" PG_CONFIG="$(bf_pg_config)" BLOOM_TRACE=1 >"$WORK/trace-build.log" 2>&1; then
 		tail -n 30 "$WORK/trace-build.log" >&2
 		bf_err "the trace build failed"
@@ -258,6 +257,17 @@ for w in ${WORKERS//,/ }; do
 done
 TRACE_WORKERS=${TRACE_WORKERS:-${counts[-1]}}
 
+# awk over $WORK/times: the lower time of each query at each worker count
+# in t[query, workers], the counts in order[1..n], the workers launched in
+# launched[]; cell() and ratio() format them for a table's END block.
+LOWEST_TIMES='
+	function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
+	function cell(q, w) { return ((q, w) in t) ? sprintf("%.0f", t[q, w]) : "-" }
+	$1 == "launched" { launched[$2] = $3; next }
+	$1 == "md5" { next }
+	{ if (!(($1, $2) in t) || $3 + 0 < t[$1, $2]) t[$1, $2] = $3 + 0
+	  if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }'
+
 : >"$WORK/times"
 for w in "${counts[@]}"; do
 	bf_log "$w workers: ${NAMES[*]}, $REPS rounds after an untimed scan"
@@ -277,21 +287,9 @@ for w in "${counts[@]}"; do
 		awk '/Workers Launched/ {print $3}')
 	echo "launched|$w|${launched:-0}" >>"$WORK/times"
 	# as they come, for a run cut short by a borrowed machine's time limit
-	bf_log "$w workers, lowest ms: $(awk -F'|' -v w="$w" '$2 == w && $1 != "md5" && $1 != "launched" {
-		if (!($1 in t) || $3 + 0 < t[$1]) { if (!($1 in t)) order[++n] = $1; t[$1] = $3 + 0 } }
-		END { for (i = 1; i <= n; i++) printf "%s%s %.0f", (i > 1 ? ", " : ""), order[i], t[order[i]] }' "$WORK/times")"
+	bf_log "$w workers, lowest ms: $(awk -F'|' -v w="$w" -v names="${NAMES[*]}${COMPARE_LIB:+ cmp_bloom_agg cmp_partial}" "$LOWEST_TIMES"'
+		END { n = split(names, q, " "); for (i = 1; i <= n; i++) printf "%s%s %s", (i > 1 ? ", " : ""), q[i], cell(q[i], w) }' "$WORK/times")"
 done
-
-# awk over $WORK/times: the lower time of each query at each worker count
-# in t[query, workers], the counts in order[1..n], the workers launched in
-# launched[]; cell() and ratio() format them for a table's END block.
-LOWEST_TIMES='
-	function ratio(a, b) { return (a == "" || b == "" || b == 0) ? "-" : sprintf("%.2f", a / b) }
-	function cell(q, w) { return ((q, w) in t) ? sprintf("%.0f", t[q, w]) : "-" }
-	$1 == "launched" { launched[$2] = $3; next }
-	$1 == "md5" { next }
-	{ if (!(($1, $2) in t) || $3 + 0 < t[$1, $2]) t[$1, $2] = $3 + 0
-	  if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }'
 
 REPORT=$REPO/bench/out/manycore-$(date -u +%Y%m%d-%H%M%S).md
 mkdir -p "$REPO/bench/out"
