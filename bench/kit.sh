@@ -131,9 +131,8 @@ pack() {
 	}
 
 	bf_log "building this tree ($(bench_git_rev "$REPO")) against $("$PGC" --version) and installing it into the kit"
-	mkdir "$work/tree" "$work/trace"
-	git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$work/tree"
-	git ls-files -z --cached --others --exclude-standard | xargs -0 cp --parents -t "$work/trace"
+	bf_copy_tree "$work/tree"
+	cp -a "$work/tree" "$work/trace"
 	build_into "$work/tree" "$work/tree.log"
 	build_into "$work/tree" "$work/tree-install.log" install
 	bf_log "building it with BLOOM_TRACE=1"

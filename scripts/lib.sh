@@ -11,6 +11,7 @@
 #   bf_cluster_start             initdb + start a throw-away cluster, export PG*
 #   bf_cluster_stop              stop it (also done by the exit trap)
 #   bf_cluster_restart           restart it, e.g. after ALTER SYSTEM
+#   bf_copy_tree DIR             the checkout's files, no build products, into DIR
 #   bf_mktemp_dir                a temp dir removed by the exit trap
 #   bf_at_exit CMD...            a command the exit trap runs first
 #
@@ -211,6 +212,17 @@ bf__set_traps() {
 	trap 'bf__on_signal 143' TERM
 	trap 'bf__on_signal 129' HUP
 	BF_TRAPS_SET=1
+}
+
+# bf_copy_tree DIR: the files of the checkout in the current directory
+# (tracked, and untracked but not ignored) into DIR, without build
+# products: a tree to build in apart from this one's objects.
+bf_copy_tree() {
+	local dest=$1
+	mkdir -p "$dest"
+	git ls-files -z --cached --others --exclude-standard |
+		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+		tar --null -T - -cf - | tar -xf - -C "$dest"
 }
 
 # bf_mktemp_dir VAR: make a fresh directory, removed when the script exits,

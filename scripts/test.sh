@@ -614,16 +614,6 @@ inside_suite() {
 
 # ---- the host's side of another major's suite ----------------------------------
 
-# copy_tree DIR: the files of this checkout (tracked, and untracked but not
-# ignored) into DIR, without build products.
-copy_tree() {
-	local dest=$1
-	mkdir -p "$dest"
-	git ls-files -z --cached --others --exclude-standard |
-		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
-		tar --null -T - -cf - | tar -xf - -C "$dest"
-}
-
 # Keeps each major's tree, so that later stages (packages, cross-major)
 # reuse its build.
 declare -A MAJOR_TREE=()
@@ -645,7 +635,7 @@ chroot_suite() {
 	fi
 	work=$LOGDIR/pg$major
 	mkdir -p "$work/out"
-	copy_tree "$work/src"
+	bf_copy_tree "$work/src"
 	rm -rf "$work/random"
 	[ -d "$RANDOM_EXPORT" ] && cp -r "$RANDOM_EXPORT" "$work/random"
 	rm -rf "$work/typed"
@@ -706,7 +696,7 @@ package_suite() {
 	if [ "$major" = "$BF_PG_MAJOR" ]; then
 		deb_dir=$LOGDIR/deb-host
 		rm -rf "$deb_dir"
-		copy_tree "$deb_dir/bloomfilter-$version"
+		bf_copy_tree "$deb_dir/bloomfilter-$version"
 		rc=0
 		# The Python module's Build-Depends (deb_build installs the rest).
 		bf_ensure_packages dh-python python3-all-dev python3-setuptools \
@@ -723,7 +713,7 @@ package_suite() {
 
 	deb_dir=$LOGDIR/deb$major
 	rm -rf "$deb_dir"
-	copy_tree "$deb_dir/bloomfilter-$version"
+	bf_copy_tree "$deb_dir/bloomfilter-$version"
 	rc=0
 	deb_build "$major" "$deb_dir/bloomfilter-$version" "$LOGDIR/deb$major-build.log" || rc=$?
 	if [ "$rc" -eq 77 ]; then
