@@ -25,7 +25,7 @@
 # Prints "cancel: N passed, N failed".
 set -euo pipefail
 
-KEYS=${BLOOM_CANCEL_KEYS:-50000000}
+KEYS=${BLOOM_CANCEL_KEYS:-80000000}
 BPK=43                  # k = 29: many bit writes per key, a long final
 ALLOWED_MS=1500         # delay allowed between the cancel and the error
 PREMISE_MS=$((3 * ALLOWED_MS))

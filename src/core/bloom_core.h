@@ -380,9 +380,36 @@ extern size_t bloom_bucket_positions(const bloom_prepared *p, unsigned shift,
 extern void bloom_bucket_writer_flush(bloom_bucket_writer *w);
 
 /*
+ * Setting the bits of hashes that come in parts through one thread's
+ * buckets (bloom_filter.c): start it on scratch_size words of scratch, add
+ * the hashes, in parts of any size, and finish it; the bits are then those
+ * of bloom_prepared_set_hashes.  The buckets are set only when one of them
+ * is full, or at the finish, however small the parts.  Start returns false,
+ * and there is nothing to finish, when the array is too small to gain from
+ * buckets or the scratch too little: then set the bits straight.  It holds
+ * no memory of its own (the writer is in the struct): a caller may abandon
+ * it unfinished.
+ */
+typedef struct bloom_buffered_set
+{
+	bloom_bucket_writer writer;
+	bloom_prepared prepared;
+	uint8_t    *bit_array;
+	unsigned	shift;
+} bloom_buffered_set;
+
+extern bool bloom_buffered_set_start(bloom_buffered_set *set,
+									 const bloom_prepared *p,
+									 uint8_t *bit_array, uint32_t *scratch,
+									 size_t scratch_size);
+extern void bloom_buffered_set_hashes(bloom_buffered_set *set,
+									  const uint32_t *hashes, size_t n);
+extern void bloom_buffered_set_finish(bloom_buffered_set *set);
+
+/*
  * The same bits as bloom_prepared_set_hashes, with scratch_size words of
- * scratch (see bloom_filter.c); without enough scratch (NULL, 0) it is
- * bloom_prepared_set_hashes.
+ * scratch: all the hashes through one bloom_buffered_set, or straight when
+ * it does not start.
  */
 extern void bloom_prepared_set_hashes_buffered(const bloom_prepared *p,
 											   uint8_t *bit_array,

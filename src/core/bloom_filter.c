@@ -211,13 +211,13 @@ bloom_advise_huge_pages(void *area, size_t len)
  * key's k bits then costs k cache lines fetched from memory, and written
  * back later, however they are prefetched: the memory, not the CPU, sets
  * the pace.  Instead, the probe positions are first appended to one of up
- * to SET_REGIONS_MAX buckets by region of the array (256 kB or more of
- * bits), and when a bucket is full every bucket is set, a region at a time:
- * its cache lines are fetched once and then take many bits each, so far
- * fewer lines cross from memory.  The bits are the same: setting bits
- * commutes.
+ * to BLOOM_BUCKET_REGIONS_MAX buckets by region of the array (256 kB or
+ * more of bits), and when a bucket is full every bucket is set, a region at
+ * a time: its cache lines are fetched once and then take many bits each, so
+ * far fewer lines cross from memory.  The bits are the same: setting bits
+ * commutes.  One thread and the threaded final (bloom_final.c) use the same
+ * regions, and read a region ahead the same way.
  */
-#define SET_REGIONS_MAX		64
 #define SET_SCRATCH_MIN		((size_t) 1 << 20)	/* 4 MB of positions */
 #define SET_SCRATCH_MAX		((size_t) 1 << 24)	/* 64 MB */
 #define SET_BUFFERED_MIN_BITS (UINT64_C(1) << 25)	/* 4 MB arrays */
@@ -267,7 +267,10 @@ bloom_set_positions(uint8_t *bit_array, const uint32_t *pos, size_t n)
  * random positions each wait for their line, a few at a time however far
  * ahead they are prefetched.  Read in order first, the lines come in as a
  * stream the hardware prefetchers follow, at the memory's full speed, and
- * the stores then find them in the second-level cache.
+ * the stores then find them in the caches.  A region is at most 2 MB (2^32
+ * positions in BLOOM_BUCKET_REGIONS_MAX regions), and even that, twice a
+ * second-level cache of 1 MB, was set faster read ahead than not, on one
+ * thread and on two (doc/performance.md).
  */
 void
 bloom_fetch_region(const uint8_t *bit_array, size_t array_bytes,
@@ -446,34 +449,75 @@ bloom_bucket_writer_flush(bloom_bucket_writer *w)
 #endif
 }
 
+bool
+bloom_buffered_set_start(bloom_buffered_set *set, const bloom_prepared *p,
+						 uint8_t *bit_array, uint32_t *scratch,
+						 size_t scratch_size)
+{
+	unsigned	shift = bloom_region_shift(p->mod_d, BLOOM_BUCKET_REGIONS_MAX);
+	size_t		nregions = bloom_region_count(p->mod_d, shift);
+	size_t		cap = scratch == NULL ? 0 : scratch_size / nregions;
+
+	/* too small to gain from it, too little scratch, or k past a bucket's floor */
+	if (nregions < 2 || cap < SET_MIN_BUCKET || p->k > BLOOM_MAX_K)
+		return false;
+	set->prepared = *p;
+	set->bit_array = bit_array;
+	set->shift = shift;
+	bloom_bucket_writer_start(&set->writer, scratch, cap * nregions, nregions,
+							  shift, p->mod_d);
+	return true;
+}
+
+/* Every bucket into its region, and the buckets emptied. */
+static void
+set_buckets(bloom_buffered_set *set)
+{
+	bloom_bucket_writer *w = &set->writer;
+	/* the bytes the positions reach, below mod_d */
+	size_t		reached = (size_t) ((set->prepared.mod_d + 7) / 8);
+
+	bloom_bucket_writer_flush(w);
+	for (size_t r = 0; r < w->nregions; r++)
+	{
+		bloom_fetch_region(set->bit_array, reached, set->shift, r);
+		bloom_set_positions(set->bit_array, bloom_bucket_start(w, r),
+							(size_t) (w->cursor[r] - bloom_bucket_start(w, r)));
+	}
+	bloom_bucket_writer_reset(w);
+}
+
+void
+bloom_buffered_set_hashes(bloom_buffered_set *set, const uint32_t *hashes,
+						  size_t n)
+{
+	size_t		i = 0;
+
+	while ((i = bloom_bucket_positions(&set->prepared, set->shift, &set->writer,
+									   hashes, i, n)) < n)
+		set_buckets(set);
+}
+
+void
+bloom_buffered_set_finish(bloom_buffered_set *set)
+{
+	set_buckets(set);
+}
+
 void
 bloom_prepared_set_hashes_buffered(const bloom_prepared *p, uint8_t *bit_array,
 								   const uint32_t *hashes, size_t nhashes,
 								   uint32_t *scratch, size_t scratch_size)
 {
-	bloom_bucket_writer w;
-	unsigned	shift = bloom_region_shift(p->mod_d, SET_REGIONS_MAX);
-	size_t		nregions = bloom_region_count(p->mod_d, shift);
-	size_t		cap = scratch == NULL ? 0 : scratch_size / nregions;
-	size_t		i = 0;
+	bloom_buffered_set set;
 
-	if (nregions < 2 || cap < SET_MIN_BUCKET || p->k > BLOOM_MAX_K)
+	if (!bloom_buffered_set_start(&set, p, bit_array, scratch, scratch_size))
 	{
-		/* too small to gain from it, or too little scratch */
 		bloom_prepared_set_hashes(p, bit_array, hashes, nhashes);
 		return;
 	}
-
-	bloom_bucket_writer_start(&w, scratch, cap * nregions, nregions, shift, p->mod_d);
-	while (i < nhashes)
-	{
-		i = bloom_bucket_positions(p, shift, &w, hashes, i, nhashes);
-		bloom_bucket_writer_flush(&w);
-		for (size_t r = 0; r < nregions; r++)
-			bloom_set_positions(bit_array, bloom_bucket_start(&w, r),
-								(size_t) (w.cursor[r] - bloom_bucket_start(&w, r)));
-		bloom_bucket_writer_reset(&w);
-	}
+	bloom_buffered_set_hashes(&set, hashes, nhashes);
+	bloom_buffered_set_finish(&set);
 }
 
 void

@@ -104,14 +104,6 @@
  */
 #define COPY_MAX_BYTES		((uint64_t) 8 << 20)
 #define COPIES_MAX_BYTES	((uint64_t) 64 << 20)
-/*
- * Regions of at most 2^FETCH_MAX_SHIFT bits (512 kB, a filter of up to 128
- * MB) are read ahead before their positions are set (bloom_fetch_region):
- * such a region and the buckets' stream fit a second-level cache of 1 MB.
- * Regions of 2 MB (here a filter past 256 MB) set slower read ahead than
- * not, on one thread, on both machines measured (doc/performance.md).
- */
-#define FETCH_MAX_SHIFT		22
 /* Bytes of the bit array OR-ed between checks for a cancel. */
 #define OR_BLOCK			((size_t) 1 << 20)
 
@@ -455,8 +447,7 @@ set_regions(bloom_final_job *job)
 
 		if (r >= job->nregions || is_cancelled(job))
 			return;
-		if (job->shift <= FETCH_MAX_SHIFT)
-			bloom_fetch_region(job->bit_array, job->bit_array_bytes, job->shift, r);
+		bloom_fetch_region(job->bit_array, job->bit_array_bytes, job->shift, r);
 		for (unsigned t = 0; t < job->nthreads; t++)
 		{
 			thread_state *from = &job->threads[t];
@@ -918,32 +909,130 @@ bloom_build_from_runs(uint8_t *filter, const bloom_geometry *geometry,
 									 BLOOM_FINAL_WAY_CHOSEN);
 }
 
+/*
+ * The serial build through buckets takes the hashes in the threaded
+ * build's order, a slice of each of STRIPES stretches of all the runs at a
+ * time, for the same reason: sorted runs would fill a few buckets first and
+ * end every round early.  With no other thread to share claims with, each
+ * stretch is read by a cursor of its own, so no index of the runs' starts
+ * is allocated: a build left by longjmp holds no memory.
+ */
+typedef struct stretch
+{
+	size_t		run;			/* where its next hash is */
+	size_t		pos;
+	uint64_t	left;			/* its hashes not yet set */
+} stretch;
+
+static void
+stretches_start(stretch *stretches, const bloom_hash_run *runs, size_t nruns)
+{
+	uint64_t	total = 0,
+				before = 0;		/* the hashes of the runs before run */
+	uint64_t	len;
+	size_t		run = 0;
+
+	for (size_t r = 0; r < nruns; r++)
+		total += runs[r].n;
+	len = (total + STRIPES - 1) / STRIPES;
+	for (unsigned s = 0; s < STRIPES; s++)
+	{
+		uint64_t	from = (uint64_t) s * len < total ? (uint64_t) s * len : total;
+		uint64_t	to = total - from > len ? from + len : total;
+
+		while (run < nruns && before + runs[run].n <= from)
+			before += runs[run++].n;
+		stretches[s] = (stretch) {run, (size_t) (from - before), to - from};
+	}
+}
+
+/* The next n hashes of a stretch (n at most what it has left), into set. */
+static void
+set_from_stretch(bloom_buffered_set *set, const bloom_hash_run *runs,
+				 stretch *st, uint64_t n)
+{
+	st->left -= n;
+	while (n > 0)
+	{
+		size_t		in_run = runs[st->run].n - st->pos;
+		size_t		take = n < in_run ? (size_t) n : in_run;
+
+		bloom_buffered_set_hashes(set, runs[st->run].hashes + st->pos, take);
+		st->pos += take;
+		n -= take;
+		if (st->pos == runs[st->run].n)
+		{
+			st->run++;
+			st->pos = 0;
+		}
+	}
+}
+
 bloom_status
 bloom_build_serially(uint8_t *filter, const bloom_geometry *geometry,
 					 const bloom_hash_run *runs, size_t nruns,
 					 uint32_t *scratch, size_t scratch_size,
 					 void (*check) (void *arg), void *arg)
 {
+	bloom_prepared p;
+	bloom_buffered_set set;
+	stretch		stretches[STRIPES];
+	uint64_t	since_check = BLOOM_SERIAL_CHECK_BATCH;
+	bool		more = true;
+
 	memset(filter, 0, geometry->filter_bytes - 1);
 	for (size_t r = 0; r < nruns; r++)
 	{
-		bloom_status status = bloom_hash_run_decode(&runs[r]);
+		bloom_status status;
 
+		if (check != NULL && runs[r].code != NULL)
+			check(arg);
+		status = bloom_hash_run_decode(&runs[r]);
 		if (status != BLOOM_OK)
 			return status;
-		for (size_t done = 0; done < runs[r].n; done += BLOOM_SERIAL_CHECK_BATCH)
-		{
-			size_t		batch = runs[r].n - done;
+	}
+	bloom_prepare(&p, geometry->bits, geometry->k);
+	filter[geometry->filter_bytes - 1] = (uint8_t) geometry->k;
 
-			if (check != NULL)
+	if (!bloom_buffered_set_start(&set, &p, filter, scratch, scratch_size))
+	{
+		/* straight into the filter, a batch at a time */
+		for (size_t r = 0; r < nruns; r++)
+			for (size_t done = 0; done < runs[r].n; done += BLOOM_SERIAL_CHECK_BATCH)
+			{
+				size_t		batch = runs[r].n - done;
+
+				if (check != NULL)
+					check(arg);
+				if (batch > BLOOM_SERIAL_CHECK_BATCH)
+					batch = BLOOM_SERIAL_CHECK_BATCH;
+				bloom_prepared_set_hashes(&p, filter, runs[r].hashes + done, batch);
+			}
+		return BLOOM_OK;
+	}
+
+	stretches_start(stretches, runs, nruns);
+	while (more)
+	{
+		more = false;
+		for (unsigned s = 0; s < STRIPES; s++)
+		{
+			uint64_t	n = stretches[s].left < CLAIM_BLOCK / STRIPES ?
+				stretches[s].left : CLAIM_BLOCK / STRIPES;
+
+			if (n == 0)
+				continue;
+			if (since_check >= BLOOM_SERIAL_CHECK_BATCH && check != NULL)
+			{
 				check(arg);
-			if (batch > BLOOM_SERIAL_CHECK_BATCH)
-				batch = BLOOM_SERIAL_CHECK_BATCH;
-			bloom_build_from_hashes_scratch(filter, geometry, runs[r].hashes + done,
-											batch, scratch, scratch_size);
+				since_check = 0;
+			}
+			set_from_stretch(&set, runs, &stretches[s], n);
+			since_check += n;
+			more = true;
 		}
 	}
-	filter[geometry->filter_bytes - 1] = (uint8_t) geometry->k;
+	bloom_buffered_set_finish(&set);
 	return BLOOM_OK;
 }
 

@@ -155,11 +155,12 @@ extern void bloom_final_trace(const bloom_final_job *job, char *buf, size_t len)
  * The build on the calling thread: the filter (geometry->filter_bytes long)
  * zeroed, the bits of every hash of the runs set (coded runs decoded
  * first), and its k byte written, given scratch of scratch_size words from
- * bloom_final_scratch_size (or NULL, 0).  check, if not NULL, is called
- * with arg before every BLOOM_SERIAL_CHECK_BATCH hashes, so that a caller
- * can stop a build over a billion keys: it may leave by longjmp, since the
- * build holds nothing of its own.  Returns BLOOM_OK or a coded run's
- * decoding status.
+ * bloom_final_scratch_size (or NULL, 0).  With scratch, the hashes go
+ * through one set of buckets, in the threaded build's order.  check, if not
+ * NULL, is called with arg before each coded run is decoded and before
+ * every BLOOM_SERIAL_CHECK_BATCH hashes, so that a caller can stop a build
+ * over a billion keys: it may leave by longjmp, since the build holds
+ * nothing of its own.  Returns BLOOM_OK or a coded run's decoding status.
  */
 extern bloom_status bloom_build_serially(uint8_t *filter,
 										 const bloom_geometry *geometry,

@@ -55,8 +55,8 @@ build_serially(uint8 *filter, const bloom_geometry *geometry,
 
 	/*
 	 * A filter larger than the CPU caches is set faster through a few MB of
-	 * scratch space (bloom_prepared_set_hashes_buffered), in a context of
-	 * its own: the caller's may not allow pfree.
+	 * scratch space (bloom_buffered_set), in a context of its own: the
+	 * caller's may not allow pfree.
 	 */
 	scratch_size = bloom_final_scratch_size(geometry, nhashes);
 	if (scratch_size > 0)

@@ -76,6 +76,38 @@ final_same_bytes(const uint32_t *hashes, size_t n, int64_t bpk,
 	free(want);
 }
 
+/* bloom_build_serially's check: counts its calls, and leaves at call leave_at. */
+typedef struct serial_checks
+{
+	unsigned	calls;
+	unsigned	leave_at;		/* 0: never */
+	/* if not NULL, the checks at which its bit array had changed since the last */
+	const uint8_t *filter;
+	size_t		bit_array_bytes;
+	uint64_t	last_sum;
+	unsigned	changed;
+} serial_checks;
+
+static jmp_buf check_exit;
+
+static void
+count_check(void *arg)
+{
+	serial_checks *counted = arg;
+
+	if (counted->filter != NULL)
+	{
+		uint64_t	sum = 0;
+
+		for (size_t b = 0; b < counted->bit_array_bytes; b++)
+			sum = sum * 31 + counted->filter[b];
+		counted->changed += sum != counted->last_sum;
+		counted->last_sum = sum;
+	}
+	if (++counted->calls == counted->leave_at)
+		longjmp(check_exit, 1);
+}
+
 void
 test_final(void)
 {
@@ -230,7 +262,7 @@ test_final(void)
 		bloom_hash_run *runs = malloc((nsorted + ntiny) * sizeof(bloom_hash_run));
 		uint8_t    *want,
 				   *got;
-		static const unsigned threads[] = {2, 3, 8};
+		static const unsigned threads[] = {1, 2, 3, 8};
 
 		memcpy(copy, hashes, n * sizeof(uint32_t));
 		for (size_t w = 0; w < nsorted; w++, total += per)
@@ -257,8 +289,10 @@ test_final(void)
 			bloom_status st;
 
 			memset(got, 0xa5, g.filter_bytes);
-			st = bloom_build_from_runs_way(got, &g, runs, nruns, threads[t],
-										   BLOOM_FINAL_WAY_BUCKETS);
+			/* one thread: bloom_build_serially, through buckets at this size */
+			st = threads[t] < 2 ? bloom_build_from_runs(got, &g, runs, nruns, 1) :
+				bloom_build_from_runs_way(got, &g, runs, nruns, threads[t],
+										  BLOOM_FINAL_WAY_BUCKETS);
 			check(st == BLOOM_OK && memcmp(got, want, g.filter_bytes) == 0,
 				  "%zu runs, %u threads: %s", nruns, threads[t],
 				  st != BLOOM_OK ? status_name(st) : "different bytes");
@@ -268,6 +302,80 @@ test_final(void)
 		free(runs);
 		free(scratch);
 		free(copy);
+	}
+	test_end();
+
+	test_begin("one thread: checked every %zu hashes through buckets, and left by longjmp at a check",
+			   (size_t) BLOOM_SERIAL_CHECK_BATCH);
+	{
+		bloom_hash_run runs[3];
+		size_t		scratch_size;
+		uint32_t   *scratch;
+		uint8_t    *want,
+				   *got;
+		serial_checks counted = {0, 0, NULL, 0, 0, 0};
+		bloom_status st;
+
+		bloom_geometry_for(n, 12, &g);	/* 36M bits: through buckets */
+		scratch_size = bloom_final_scratch_size(&g, n);
+		scratch = malloc(scratch_size * sizeof(uint32_t));
+		want = calloc(1, g.filter_bytes);
+		got = malloc(g.filter_bytes);
+		check(scratch_size > 0, "no scratch for %" PRIu64 " bits", g.bits);
+		bloom_build_from_hashes(want, &g, hashes, n);
+		runs[0] = (bloom_hash_run) {hashes, 1000000, NULL, 0, NULL};
+		runs[1] = (bloom_hash_run) {hashes + 1000000, 0, NULL, 0, NULL};
+		runs[2] = (bloom_hash_run) {hashes + 1000000, n - 1000000, NULL, 0, NULL};
+		memset(got, 0xa5, g.filter_bytes);
+		st = bloom_build_serially(got, &g, runs, 3, scratch, scratch_size,
+								  count_check, &counted);
+		check(st == BLOOM_OK && memcmp(got, want, g.filter_bytes) == 0,
+			  "counted build: %s", st != BLOOM_OK ? status_name(st) : "different bytes");
+		/* a check before the first hash, then one each batch of hashes */
+		check(counted.calls >= n / BLOOM_SERIAL_CHECK_BATCH &&
+			  counted.calls <= n / BLOOM_SERIAL_CHECK_BATCH + 2,
+			  "%u checks for %zu hashes", counted.calls, n);
+		/* the check leaves at its third call: nothing to free (LeakSanitizer) */
+		counted = (serial_checks) {0, 3, NULL, 0, 0, 0};
+		if (setjmp(check_exit) == 0)
+		{
+			(void) bloom_build_serially(got, &g, runs, 3, scratch, scratch_size,
+										count_check, &counted);
+			check(false, "the build returned past a check that leaves");
+		}
+		else
+			check(counted.calls == 3, "left at check %u", counted.calls);
+		free(got);
+		free(want);
+		free(scratch);
+
+		/*
+		 * 2 million hashes into a filter sized for 30 million, 8 checks: the
+		 * buckets are set when one is full, not at every check.  A round
+		 * ends with them about 0.9 full (test_prepared.c); at least half
+		 * full bounds the rounds, where setting them a batch at a time
+		 * changed the bits at 7 of the 8 checks.
+		 */
+		bloom_geometry_for(30000000, 10, &g);
+		scratch_size = bloom_final_scratch_size(&g, 2000000);
+		scratch = malloc(scratch_size * sizeof(uint32_t));
+		want = calloc(1, g.filter_bytes);
+		got = malloc(g.filter_bytes);
+		bloom_build_from_hashes(want, &g, hashes, 2000000);
+		runs[0] = (bloom_hash_run) {hashes, 2000000, NULL, 0, NULL};
+		/* the first check sees the zeroed array */
+		counted = (serial_checks) {0, 0, got, g.filter_bytes - 1, 0, 0};
+		st = bloom_build_serially(got, &g, runs, 1, scratch, scratch_size,
+								  count_check, &counted);
+		check(st == BLOOM_OK && memcmp(got, want, g.filter_bytes) == 0,
+			  "2 million hashes: %s", st != BLOOM_OK ? status_name(st) : "different bytes");
+		check(scratch_size > 0 && counted.calls == 8 &&
+			  counted.changed <= 2000000 * g.k / (scratch_size / 2),
+			  "%zu words of scratch, %u checks, the bits changed at %u",
+			  scratch_size, counted.calls, counted.changed);
+		free(got);
+		free(want);
+		free(scratch);
 	}
 	test_end();
 

@@ -245,7 +245,7 @@ test_prepared(void)
 			for (sc = 0; sc < 5; sc++)
 			{
 				memset(got, 0, bytes);
-				/* in two calls, as the final function does in batches */
+				/* in two calls, each with buckets of its own */
 				bloom_prepared_set_hashes_buffered(&p, got, hashes, nh / 3,
 												   scratch_sizes[sc] ? scratch + scratch_offsets[sc] : NULL,
 												   scratch_sizes[sc]);
@@ -260,6 +260,62 @@ test_prepared(void)
 		free(scratch);
 		free(got);
 		free(want);
+	}
+	test_end();
+
+	test_begin("buffered set in parts: nothing set before a bucket is full, the same bits at the finish");
+	{
+		uint64_t	nbits = UINT64_C(1) << 28;	/* 32 MB: 128 regions */
+		size_t		bytes = (size_t) (nbits / 8);
+		size_t		full = bloom_set_scratch_size(nbits);
+		/* room for about 1,100 positions a region: many rounds */
+		size_t		small = 128 * 1100;
+		static const size_t parts[] = {1, 2, 7, 128, 1000, 4321};
+		size_t		nh = 100000;
+		uint32_t   *hashes = xcalloc(nh * sizeof(uint32_t));
+		uint32_t   *scratch = xcalloc(full * sizeof(uint32_t));
+		uint8_t    *got = xcalloc(bytes);
+		uint8_t    *want = xcalloc(bytes);
+		bloom_buffered_set *set = xcalloc(sizeof(bloom_buffered_set));
+		bloom_prepared p;
+
+		for (size_t h = 0; h < nh; h++)
+		{
+			hashes[h] = (uint32_t) rng_next();
+			ref_add_hash(want, nbits, 6, hashes[h]);
+		}
+		bloom_prepare(&p, nbits, 6);
+		for (int pass = 0; pass < 2; pass++)
+		{
+			size_t		room = pass == 0 ? full : small;
+			size_t		h = 0;
+			bool		untouched = true;
+
+			memset(got, 0, bytes);
+			if (!check(bloom_buffered_set_start(set, &p, got, scratch, room),
+					   "no buckets with %zu words", room))
+				continue;
+			for (size_t i = 0; h < nh; i++)
+			{
+				size_t		len = parts[i % (sizeof(parts) / sizeof(parts[0]))];
+
+				if (len > nh - h)
+					len = nh - h;
+				bloom_buffered_set_hashes(set, hashes + h, len);
+				h += len;
+			}
+			/* 600,000 positions, about 4,700 a region: full buckets hold 32,768 */
+			for (size_t b = 0; b < bytes && pass == 0 && untouched; b++)
+				untouched = got[b] == 0;
+			check(untouched, "bits set before any bucket was full");
+			bloom_buffered_set_finish(set);
+			check(memcmp(got, want, bytes) == 0, "%zu words of scratch: different bits", room);
+		}
+		free(set);
+		free(want);
+		free(got);
+		free(scratch);
+		free(hashes);
 	}
 	test_end();
 
