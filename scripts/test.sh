@@ -504,6 +504,19 @@ host_suite() {
 	stage "the threaded final under ThreadSanitizer (make unittest-tsan)"
 	run_suite "threads (TSan)" tsan "$LOGDIR/unit-tsan.log" "${MAKE[@]}" unittest-tsan
 
+	# Every way the final sets bits, one run in random order and sorted runs
+	# as workers send them, filters large enough for buckets: the same bytes.
+	stage "the final's ways of setting bits, the same bytes (tools/set_bench)"
+	if "${MAKE[@]}" tools/set_bench >"$LOGDIR/set-bench-build.log" 2>&1; then
+		run_suite "set-bench smoke" set-bench "$LOGDIR/set-bench.log" \
+			tools/set_bench --keys 4000000 --threads 3 --rounds 2
+		run_suite "set-bench smoke, sorted runs" set-bench "$LOGDIR/set-bench-sorted.log" \
+			tools/set_bench --keys 4000000 --threads 3 --rounds 2 --sorted-runs 7
+	else
+		cat "$LOGDIR/set-bench-build.log"
+		record "set-bench smoke" 0 1 "FAILED to build (see set-bench-build.log)"
+	fi
+
 	stage "unit tests on a big-endian machine: s390x under qemu (test/s390x_test.sh)"
 	run_suite "unit (s390x, big-endian)" s390x "$LOGDIR/s390x.log" test/s390x_test.sh
 

@@ -12,9 +12,15 @@
  *		checked against the first's.
  *
  *	 tools/set_bench [--keys N] [--bpk B] [--threads T] [--rounds R] [--ways LIST]
+ *					 [--sorted-runs S]
  *
  * --ways times only the ways listed by number (1 to 4, as printed, e.g.
  * 3,4): at 100 million keys the two one-thread ways take most of a round.
+ * --sorted-runs splits the hashes into S runs, each sorted and without
+ * repeats, as parallel workers' states reach the final, where by default
+ * they are one run in random order.  It ends with "set-bench: N passed, N
+ * failed", a check for every way's bytes after the first's in each round
+ * (the test command's smoke run).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +29,7 @@
 #include <time.h>
 
 #include "bloom_final.h"
+#include "bloom_sort.h"
 
 #define NWAYS 4
 
@@ -102,19 +109,22 @@ main(int argc, char **argv)
 	uint64_t	nkeys = 10000000;
 	unsigned long bpk = 10,
 				threads = 2,
-				rounds = 5;
+				rounds = 5,
+				nruns = 1;
+	bool		sorted = false;
 	uint32_t   *hashes;
 	uint8_t    *filter,
 			   *first;
 	bloom_geometry g;
 	bloom_prepared p;
-	bloom_hash_run run;
+	bloom_hash_run *runs;
 	double	   *times[NWAYS];
 	double		medians[NWAYS];
 	bool		copies_chosen;
 	int			chosen;			/* the threaded way's index */
 	uint64_t	x = 42;
-	int			failed = 0;
+	unsigned	passed = 0,
+				failed = 0;
 	bool		timed[NWAYS] = {true, true, true, true};
 	bool		have_first = false;
 
@@ -128,12 +138,17 @@ main(int argc, char **argv)
 			threads = option(argc, argv, &i, "--threads");
 		else if (strcmp(argv[i], "--rounds") == 0)
 			rounds = option(argc, argv, &i, "--rounds");
+		else if (strcmp(argv[i], "--sorted-runs") == 0)
+		{
+			nruns = option(argc, argv, &i, "--sorted-runs");
+			sorted = true;
+		}
 		else if (strcmp(argv[i], "--ways") == 0 && i + 1 < argc &&
 				 parse_ways(argv[++i], timed))
 			;
 		else
 		{
-			fprintf(stderr, "usage: set_bench [--keys N] [--bpk B] [--threads T] [--rounds R] [--ways LIST]\n");
+			fprintf(stderr, "usage: set_bench [--keys N] [--bpk B] [--threads T] [--rounds R] [--ways LIST] [--sorted-runs S]\n");
 			return 2;
 		}
 	}
@@ -145,10 +160,16 @@ main(int argc, char **argv)
 		return 2;
 	}
 
+	if (nruns > nkeys)
+	{
+		fprintf(stderr, "set_bench: --sorted-runs at most --keys\n");
+		return 2;
+	}
 	hashes = malloc(nkeys * sizeof(uint32_t));
 	filter = malloc(g.filter_bytes);
 	first = malloc(g.filter_bytes);
-	if (hashes == NULL || filter == NULL || first == NULL)
+	runs = malloc(nruns * sizeof(bloom_hash_run));
+	if (hashes == NULL || filter == NULL || first == NULL || runs == NULL)
 	{
 		fprintf(stderr, "set_bench: out of memory\n");
 		return 1;
@@ -166,16 +187,34 @@ main(int argc, char **argv)
 	bloom_advise_huge_pages(filter, g.filter_bytes);
 	memset(filter, 0, g.filter_bytes);
 	bloom_prepare(&p, g.bits, g.k);
-	run = (bloom_hash_run) {hashes, nkeys, NULL, 0, NULL};
+	for (unsigned long r = 0; r < nruns; r++)
+	{
+		uint64_t	from = nkeys * r / nruns,
+					n = nkeys * (r + 1) / nruns - from;
+		uint32_t   *sort_scratch = sorted ? malloc(n * sizeof(uint32_t)) : NULL;
+
+		if (sorted && sort_scratch == NULL)
+		{
+			fprintf(stderr, "set_bench: out of memory\n");
+			return 1;
+		}
+		if (sorted)
+			n = bloom_sort_unique_hashes(hashes + from, n, sort_scratch);
+		free(sort_scratch);
+		runs[r] = (bloom_hash_run) {hashes + from, n, NULL, 0, NULL};
+	}
 	for (int w = 0; w < NWAYS; w++)
 		times[w] = malloc(rounds * sizeof(double));
 
 	copies_chosen = bloom_final_uses_copies(&g, (unsigned) threads);
 	chosen = copies_chosen ? 2 : 3;
 	printf("%" PRIu64 " hashes, %lu bits a key: a %" PRIu64 "-byte filter, k = %u; "
-		   "%lu threads (the chosen way: %s); %lu rounds\n",
+		   "%lu threads (the chosen way: %s); %lu rounds",
 		   nkeys, bpk, g.filter_bytes, g.k, threads,
 		   copies_chosen ? "copies" : "buckets", rounds);
+	if (sorted)
+		printf("; %lu sorted runs", nruns);
+	printf("\n");
 	for (unsigned long r = 0; r < rounds; r++)
 		for (int w = 0; w < NWAYS; w++)
 		{
@@ -189,18 +228,19 @@ main(int argc, char **argv)
 			switch (w)
 			{
 				case 0:
-					bloom_prepared_set_hashes(&p, filter, hashes, nkeys);
+					for (unsigned long r = 0; r < nruns; r++)
+						bloom_prepared_set_hashes(&p, filter, runs[r].hashes, runs[r].n);
 					filter[g.filter_bytes - 1] = (uint8_t) g.k;
 					break;
 				case 1:
-					st = bloom_build_from_runs(filter, &g, &run, 1, 1);
+					st = bloom_build_from_runs(filter, &g, runs, nruns, 1);
 					break;
 				case 2:
-					st = bloom_build_from_runs_way(filter, &g, &run, 1, (unsigned) threads,
+					st = bloom_build_from_runs_way(filter, &g, runs, nruns, (unsigned) threads,
 												   BLOOM_FINAL_WAY_COPIES);
 					break;
 				case 3:
-					st = bloom_build_from_runs_way(filter, &g, &run, 1, (unsigned) threads,
+					st = bloom_build_from_runs_way(filter, &g, runs, nruns, (unsigned) threads,
 												   BLOOM_FINAL_WAY_BUCKETS);
 					break;
 			}
@@ -214,8 +254,10 @@ main(int argc, char **argv)
 			{
 				printf("FAIL %s: %s\n", way_names[w],
 					   st != BLOOM_OK ? bloom_status_message(st) : "different bytes");
-				failed = 1;
+				failed++;
 			}
+			else
+				passed++;
 		}
 
 	for (int w = 0; w < NWAYS; w++)
@@ -230,5 +272,6 @@ main(int argc, char **argv)
 			printf("  (%.2fx the chosen threaded way)", medians[w] / medians[chosen]);
 		printf("\n");
 	}
-	return failed;
+	printf("set-bench: %u passed, %u failed\n", passed, failed);
+	return failed > 0;
 }
