@@ -365,6 +365,13 @@ bloom_bucket_start(const bloom_bucket_writer *w, size_t r)
 	return w->start[r];
 }
 
+/* The positions bucket r holds, from bloom_bucket_start, once flushed. */
+static inline size_t
+bloom_bucket_length(const bloom_bucket_writer *w, size_t r)
+{
+	return (size_t) (w->cursor[r] - w->start[r]);
+}
+
 /*
  * Append the probe positions of hashes[from..n) to their regions' buckets
  * until a bucket is full; returns the index of the first hash not wholly

@@ -482,7 +482,7 @@ set_buckets(bloom_buffered_set *set)
 	{
 		bloom_fetch_region(set->bit_array, reached, set->shift, r);
 		bloom_set_positions(set->bit_array, bloom_bucket_start(w, r),
-							(size_t) (w->cursor[r] - bloom_bucket_start(w, r)));
+							bloom_bucket_length(w, r));
 	}
 	bloom_bucket_writer_reset(w);
 }

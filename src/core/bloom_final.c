@@ -84,6 +84,8 @@
  * over every region.
  */
 #define STRIPES				128
+/* Hashes a claim takes from each stretch. */
+#define SLICE				(CLAIM_BLOCK / STRIPES)
 /*
  * Copies of the bit array (the first thread's being the filter itself) are
  * made when each is at most COPY_MAX_BYTES and they take at most
@@ -334,14 +336,13 @@ static void
 slice_bounds(const bloom_final_job *job, uint64_t c, unsigned s,
 			 uint64_t *from, uint64_t *to)
 {
-	uint64_t	slice = CLAIM_BLOCK / STRIPES;
 	uint64_t	total = job->run_start[job->nruns];
 	uint64_t	stripe_end = (s + 1) * job->stripe_len;
 
 	if (stripe_end > total)
 		stripe_end = total;
-	*from = s * job->stripe_len + c * slice;
-	*to = *from + slice;
+	*from = s * job->stripe_len + c * SLICE;
+	*to = *from + SLICE;
 	if (*to > stripe_end)
 		*to = stripe_end;
 	if (*from > *to)
@@ -450,11 +451,10 @@ set_regions(bloom_final_job *job)
 		bloom_fetch_region(job->bit_array, job->bit_array_bytes, job->shift, r);
 		for (unsigned t = 0; t < job->nthreads; t++)
 		{
-			thread_state *from = &job->threads[t];
-			uint32_t   *start = bloom_bucket_start(from->writer, r);
+			const bloom_bucket_writer *from = job->threads[t].writer;
 
-			bloom_set_positions(job->bit_array, start,
-								(size_t) (from->writer->cursor[r] - start));
+			bloom_set_positions(job->bit_array, bloom_bucket_start(from, r),
+								bloom_bucket_length(from, r));
 		}
 	}
 }
@@ -604,7 +604,7 @@ bucketed_positions(const bloom_final_job *job, const thread_state *ts)
 	uint64_t	n = 0;
 
 	for (size_t r = 0; r < job->nregions; r++)
-		n += (uint64_t) (ts->writer->cursor[r] - bloom_bucket_start(ts->writer, r));
+		n += bloom_bucket_length(ts->writer, r);
 	return n;
 }
 #endif
@@ -788,7 +788,7 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 			return BLOOM_ERR_NO_MEMORY;
 		}
 		job->stripe_len = (job->run_start[nruns] + STRIPES - 1) / STRIPES;
-		job->nclaims = (job->stripe_len + CLAIM_BLOCK / STRIPES - 1) / (CLAIM_BLOCK / STRIPES);
+		job->nclaims = (job->stripe_len + SLICE - 1) / SLICE;
 	}
 
 	for (unsigned t = 0; t < nthreads; t++)
@@ -1017,8 +1017,7 @@ bloom_build_serially(uint8_t *filter, const bloom_geometry *geometry,
 		more = false;
 		for (unsigned s = 0; s < STRIPES; s++)
 		{
-			uint64_t	n = stretches[s].left < CLAIM_BLOCK / STRIPES ?
-				stretches[s].left : CLAIM_BLOCK / STRIPES;
+			uint64_t	n = stretches[s].left < SLICE ? stretches[s].left : SLICE;
 
 			if (n == 0)
 				continue;

@@ -453,7 +453,7 @@ test_prepared(void)
 			}
 			bloom_bucket_writer_flush(w);
 			for (size_t r = 0; r < nregions; r++)
-				used += (size_t) (w->cursor[r] - bloom_bucket_start(w, r));
+				used += bloom_bucket_length(w, r);
 			check((double) used / (double) total > 0.92, "%.3f of the room used when the first bucket filled",
 				  (double) used / (double) total);
 			free(buckets);
