@@ -228,8 +228,8 @@ main(int argc, char **argv)
 			switch (w)
 			{
 				case 0:
-					for (unsigned long r = 0; r < nruns; r++)
-						bloom_prepared_set_hashes(&p, filter, runs[r].hashes, runs[r].n);
+					for (unsigned long run = 0; run < nruns; run++)
+						bloom_prepared_set_hashes(&p, filter, runs[run].hashes, runs[run].n);
 					filter[g.filter_bytes - 1] = (uint8_t) g.k;
 					break;
 				case 1:
