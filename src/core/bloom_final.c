@@ -519,17 +519,42 @@ bloom_deadline_after(unsigned timeout_ms)
 }
 
 bloom_status
-bloom_hash_run_decode(const bloom_hash_run *run)
+bloom_hash_run_decode(const bloom_hash_run *run, bool (*go_on) (void *arg),
+					  void *arg)
 {
+	bloom_gaps_reader reader;
+
 	if (run->code == NULL)
 		return BLOOM_OK;
-	return bloom_gaps_decode(run->code, run->code_len, run->n,
-							 bloom_gaps_rice_param(run->n), run->decode_into);
+	bloom_gaps_reader_init(&reader, run->code, run->code_len,
+						   bloom_gaps_rice_param(run->n));
+	for (size_t done = 0; done < run->n; done += BLOOM_DECODE_PART)
+	{
+		size_t		part = run->n - done;
+		bloom_status status;
+
+		if (go_on != NULL && !go_on(arg))
+			return BLOOM_ERR_CANCELLED;
+		if (part > BLOOM_DECODE_PART)
+			part = BLOOM_DECODE_PART;
+		status = bloom_gaps_reader_take(&reader, part, run->decode_into + done);
+		if (status != BLOOM_OK)
+			return status;
+	}
+	return bloom_gaps_reader_end(&reader);
+}
+
+/* bloom_hash_run_decode's go_on for a job's threads. */
+static bool
+not_cancelled(void *job)
+{
+	return !is_cancelled(job);
 }
 
 /*
  * Step 0: decode the coded runs, a whole run per thread at a time, each
- * readable as soon as it is decoded.  The first failure stops the job.
+ * readable as soon as it is decoded.  The first failure stops the job; a
+ * cancel, the run's decoding at its next part.
  */
 static void
 decode_runs(bloom_final_job *job)
@@ -547,7 +572,9 @@ decode_runs(bloom_final_job *job)
 		pthread_mutex_unlock(&job->lock);
 		if (r >= job->nruns || is_cancelled(job))
 			return;
-		status = bloom_hash_run_decode(&job->runs[r]);
+		status = bloom_hash_run_decode(&job->runs[r], not_cancelled, job);
+		if (status == BLOOM_ERR_CANCELLED)
+			return;
 		pthread_mutex_lock(&job->lock);
 		if (status == BLOOM_OK)
 			job->readable[r] = true;
@@ -968,6 +995,22 @@ set_from_stretch(bloom_buffered_set *set, const bloom_hash_run *runs,
 	}
 }
 
+/* A serial build's check, as bloom_hash_run_decode's go_on. */
+typedef struct serial_check
+{
+	void		(*check) (void *arg);
+	void	   *arg;
+} serial_check;
+
+static bool
+call_check(void *arg)
+{
+	serial_check *c = arg;
+
+	c->check(c->arg);
+	return true;
+}
+
 bloom_status
 bloom_build_serially(uint8_t *filter, const bloom_geometry *geometry,
 					 const bloom_hash_run *runs, size_t nruns,
@@ -983,11 +1026,11 @@ bloom_build_serially(uint8_t *filter, const bloom_geometry *geometry,
 	memset(filter, 0, geometry->filter_bytes - 1);
 	for (size_t r = 0; r < nruns; r++)
 	{
+		serial_check go_on = {check, arg};
 		bloom_status status;
 
-		if (check != NULL && runs[r].code != NULL)
-			check(arg);
-		status = bloom_hash_run_decode(&runs[r]);
+		status = bloom_hash_run_decode(&runs[r], check != NULL ? call_check : NULL,
+									   &go_on);
 		if (status != BLOOM_OK)
 			return status;
 	}

@@ -42,8 +42,19 @@ typedef struct bloom_hash_run
 	uint32_t   *decode_into;
 } bloom_hash_run;
 
-/* Decode a coded run (nothing to do for another). */
-extern bloom_status bloom_hash_run_decode(const bloom_hash_run *run);
+/* Hashes a coded run's decoding takes between two asks whether to go on. */
+#define BLOOM_DECODE_PART	((size_t) 1 << 18)
+
+/*
+ * Decode a coded run (nothing to do for another), BLOOM_DECODE_PART hashes
+ * at a time, asking go_on(arg) before each part when go_on is not NULL: a
+ * run of a hundred million hashes takes most of a second to decode, and
+ * whoever decodes it may be asked to stop meanwhile.  BLOOM_ERR_CANCELLED
+ * when go_on says no; go_on may also leave by longjmp, since the decoding
+ * holds nothing of its own.
+ */
+extern bloom_status bloom_hash_run_decode(const bloom_hash_run *run,
+										  bool (*go_on) (void *arg), void *arg);
 
 /*
  * Where each run starts among all the runs' hashes: nruns + 1 offsets,
@@ -131,8 +142,8 @@ extern bloom_status bloom_final_start_way(bloom_final_job **job, uint8_t *filter
 extern bool bloom_final_wait(bloom_final_job *job, unsigned timeout_ms);
 
 /*
- * Ask the threads to stop: each sees it before its next block of hashes or
- * region of the filter (a coded run being decoded is finished first).
+ * Ask the threads to stop: each sees it before its next block of hashes,
+ * region of the filter or part of a coded run.
  */
 extern void bloom_final_cancel(bloom_final_job *job);
 
@@ -157,10 +168,10 @@ extern void bloom_final_trace(const bloom_final_job *job, char *buf, size_t len)
  * first), and its k byte written, given scratch of scratch_size words from
  * bloom_final_scratch_size (or NULL, 0).  With scratch, the hashes go
  * through one set of buckets, in the threaded build's order.  check, if not
- * NULL, is called with arg before each coded run is decoded and before
- * every BLOOM_SERIAL_CHECK_BATCH hashes, so that a caller can stop a build
- * over a billion keys: it may leave by longjmp, since the build holds
- * nothing of its own.  Returns BLOOM_OK or a coded run's decoding status.
+ * NULL, is called with arg before every BLOOM_DECODE_PART hashes of a coded
+ * run are decoded and before every BLOOM_SERIAL_CHECK_BATCH hashes are set,
+ * so that a caller can stop a build over a billion keys: it may leave by
+ * longjmp, since the build holds nothing of its own.  Returns BLOOM_OK or a coded run's decoding status.
  */
 extern bloom_status bloom_build_serially(uint8_t *filter,
 										 const bloom_geometry *geometry,

@@ -100,6 +100,13 @@ is_cancelled(bloom_flatten_job *job)
 	return __atomic_load_n(&job->cancelled, __ATOMIC_RELAXED);
 }
 
+/* bloom_hash_run_decode's go_on for a job's threads. */
+static bool
+not_cancelled(void *job)
+{
+	return !is_cancelled(job);
+}
+
 /* A step's end: its between (run by the last to arrive), unless cancelled. */
 typedef struct step_end
 {
@@ -143,7 +150,10 @@ stop_with(bloom_flatten_job *job, bloom_status status)
 	pthread_mutex_unlock(&job->lock);
 }
 
-/* Step 0: decode coded runs until none is left.  A failure stops the job. */
+/*
+ * Step 0: decode coded runs until none is left.  A failure stops the job; a
+ * cancel, the run's decoding at its next part.
+ */
 static void
 decode_runs(bloom_flatten_job *job)
 {
@@ -157,7 +167,9 @@ decode_runs(bloom_flatten_job *job)
 		pthread_mutex_unlock(&job->lock);
 		if (r == job->nruns || is_cancelled(job))
 			return;
-		status = bloom_hash_run_decode(&job->runs[r]);
+		status = bloom_hash_run_decode(&job->runs[r], not_cancelled, job);
+		if (status == BLOOM_ERR_CANCELLED)
+			return;
 		if (status != BLOOM_OK)
 		{
 			stop_with(job, status);

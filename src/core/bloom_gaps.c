@@ -183,8 +183,9 @@ load_le64(const uint8_t *p)
 }
 
 /*
- * Bits not yet used, from bit 0 up, topped up a byte at a time from the
- * code: at most 64, never a bit past the code's end.
+ * The reader's bits not yet used, from bit 0 up, topped up a byte at a
+ * time from the code: at most 64, never a bit past the code's end.  A
+ * part's decoding works on a copy of them in locals.
  */
 typedef struct bit_reader
 {
@@ -220,8 +221,7 @@ refill(bit_reader *rd)
 }
 
 /*
- * Decode the first n hashes; with whole, n is all of them and the code must
- * end exactly after them.
+ * Decode the reader's next n hashes into out.
  *
  * While a whole word of the code is left to load, the buffer is topped up
  * without a branch to 56..63 bits (the bits above those are the code's next
@@ -230,12 +230,13 @@ refill(bit_reader *rd)
  * every hash but the ones with unary runs longer than 55 - r bits, and the
  * last few.  Any other goes the careful way below, which checks each step.
  */
-static inline bloom_status
-decode(const uint8_t *code, size_t len, uint64_t n, unsigned r,
-	   uint32_t *out, bool whole)
+bloom_status
+bloom_gaps_reader_take(bloom_gaps_reader *reader, uint64_t n, uint32_t *out)
 {
-	bit_reader	rd = {code, len, 0, 0, 0};
-	uint64_t	next = 0;		/* the smallest value the next hash may take */
+	bit_reader	rd = {reader->code, reader->len, reader->pos, reader->buf,
+	reader->avail};
+	uint64_t	next = reader->next;
+	unsigned	r = reader->r;
 	uint64_t	low_mask = ((uint64_t) 1 << r) - 1;
 	uint64_t	i = 0;
 
@@ -314,26 +315,59 @@ decode(const uint8_t *code, size_t len, uint64_t n, unsigned r,
 		next = next + gap + 1;
 	}
 
+	/* buf holds no bits above avail here, as the next part's top-up wants */
+	reader->pos = rd.pos;
+	reader->buf = rd.buf;
+	reader->avail = rd.avail;
+	reader->next = next;
+	return BLOOM_OK;
+}
+
+void
+bloom_gaps_reader_init(bloom_gaps_reader *reader, const uint8_t *code,
+					   size_t len, unsigned r)
+{
+	reader->code = code;
+	reader->len = len;
+	reader->pos = 0;
+	reader->buf = 0;
+	reader->avail = 0;
+	reader->r = r;
+	reader->next = 0;
+}
+
+bloom_status
+bloom_gaps_reader_end(const bloom_gaps_reader *reader)
+{
 	/*
 	 * Canonical: the code ends in the byte holding its last bit, and the
 	 * rest of that byte is 0.  The unread bits are buf's avail bits and the
 	 * bytes not loaded: fewer than 8 in all, and all 0.
 	 */
-	if (whole && (rd.pos != len || rd.avail >= 8 || rd.buf != 0))
+	if (reader->pos != reader->len || reader->avail >= 8 || reader->buf != 0)
 		return BLOOM_ERR_GAPS_CODE;
 	return BLOOM_OK;
 }
+
 
 bloom_status
 bloom_gaps_decode(const uint8_t *code, size_t len, uint64_t n, unsigned r,
 				  uint32_t *out)
 {
-	return decode(code, len, n, r, out, true);
+	bloom_gaps_reader reader;
+	bloom_status status;
+
+	bloom_gaps_reader_init(&reader, code, len, r);
+	status = bloom_gaps_reader_take(&reader, n, out);
+	return status != BLOOM_OK ? status : bloom_gaps_reader_end(&reader);
 }
 
 bloom_status
 bloom_gaps_decode_prefix(const uint8_t *code, size_t len, uint64_t m,
 						 unsigned r, uint32_t *out)
 {
-	return decode(code, len, m, r, out, false);
+	bloom_gaps_reader reader;
+
+	bloom_gaps_reader_init(&reader, code, len, r);
+	return bloom_gaps_reader_take(&reader, m, out);
 }

@@ -107,6 +107,30 @@ extern bloom_status bloom_gaps_decode_prefix(const uint8_t *code, size_t len,
 											 uint64_t m, unsigned r,
 											 uint32_t *out);
 
+/*
+ * The same decoding in parts, so that a caller can stop between them: a
+ * code of a billion hashes takes seconds.  Take the hashes in any number
+ * of calls, each with every check of bloom_gaps_decode but the ones on how
+ * the code ends, which end makes once all n are taken.  After an error the
+ * reader is of no further use.
+ */
+typedef struct bloom_gaps_reader
+{
+	const uint8_t *code;
+	size_t		len;
+	size_t		pos;			/* next byte to load */
+	uint64_t	buf;			/* bits loaded and not used, from bit 0 up */
+	unsigned	avail;			/* how many */
+	unsigned	r;
+	uint64_t	next;			/* the smallest value the next hash may take */
+} bloom_gaps_reader;
+
+extern void bloom_gaps_reader_init(bloom_gaps_reader *reader,
+								   const uint8_t *code, size_t len, unsigned r);
+extern bloom_status bloom_gaps_reader_take(bloom_gaps_reader *reader,
+										   uint64_t n, uint32_t *out);
+extern bloom_status bloom_gaps_reader_end(const bloom_gaps_reader *reader);
+
 BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_GAPS_H */

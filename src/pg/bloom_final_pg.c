@@ -27,21 +27,31 @@
 /* How long the backend waits for the threads between interrupt checks. */
 #define WAIT_MS		20
 
-void
-bloom_decode_state_run(const bloom_hash_run *run)
-{
-	bloom_status status = bloom_hash_run_decode(run);
-
-	if (status != BLOOM_OK)
-		bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED, "bloom_agg_state value");
-}
-
-/* bloom_build_serially's check: a cancel or an error leaves by longjmp. */
+/*
+ * bloom_build_serially's check, and as interrupts_checked
+ * bloom_hash_run_decode's go_on: a cancel or an error leaves by longjmp.
+ */
 static void
 check_interrupts(void *arg)
 {
 	(void) arg;
 	CHECK_FOR_INTERRUPTS();
+}
+
+static bool
+interrupts_checked(void *arg)
+{
+	check_interrupts(arg);
+	return true;
+}
+
+void
+bloom_decode_state_run(const bloom_hash_run *run)
+{
+	bloom_status status = bloom_hash_run_decode(run, interrupts_checked, NULL);
+
+	if (status != BLOOM_OK)
+		bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED, "bloom_agg_state value");
 }
 
 static void

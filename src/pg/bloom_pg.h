@@ -98,8 +98,9 @@ extern int	bloom_max_final_threads;
 struct bloom_hash_run;
 
 /*
- * Decode a state's coded run (nothing for a plain one); a code that does
- * not decode exactly is a corrupt state, an ERROR.
+ * Decode a state's coded run (nothing for a plain one), checking for
+ * interrupts between its parts; a code that does not decode exactly is a
+ * corrupt state, an ERROR.
  */
 extern void bloom_decode_state_run(const struct bloom_hash_run *run);
 

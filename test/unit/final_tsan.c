@@ -143,7 +143,7 @@ main(void)
 		size_t		d,
 					want_len;
 
-		(void) bloom_hash_run_decode(&runs[0]);
+		(void) bloom_hash_run_decode(&runs[0], NULL, NULL);
 		for (int r = 0; r < 3; r++)
 		{
 			parts[r] = runs[r].hashes;

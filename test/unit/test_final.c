@@ -90,6 +90,21 @@ typedef struct serial_checks
 
 static jmp_buf check_exit;
 
+/* bloom_hash_run_decode's go_on: counts its calls, and says no at call no_at. */
+typedef struct decode_asks
+{
+	unsigned	calls;
+	unsigned	no_at;			/* 0: never */
+} decode_asks;
+
+static bool
+count_ask(void *arg)
+{
+	decode_asks *asks = arg;
+
+	return ++asks->calls != asks->no_at;
+}
+
 static void
 count_check(void *arg)
 {
@@ -106,6 +121,19 @@ count_check(void *arg)
 	}
 	if (++counted->calls == counted->leave_at)
 		longjmp(check_exit, 1);
+}
+
+/* Whether bloom_build_serially was left by its check, as counted asks. */
+static bool
+left_at_check(uint8_t *filter, const bloom_geometry *g, const bloom_hash_run *runs,
+			  size_t nruns, uint32_t *scratch, size_t scratch_size,
+			  serial_checks *counted)
+{
+	if (setjmp(check_exit) != 0)
+		return true;
+	(void) bloom_build_serially(filter, g, runs, nruns, scratch, scratch_size,
+								count_check, counted);
+	return false;
 }
 
 void
@@ -245,6 +273,60 @@ test_final(void)
 	}
 	test_end();
 
+	test_begin("a coded run decoded %zu hashes at a time: asked before each part, stopped by a no, and one thread's build checks between parts",
+			   (size_t) BLOOM_DECODE_PART);
+	{
+		size_t		m = 1000000;
+		uint32_t   *sorted = malloc(m * sizeof(uint32_t));
+		uint32_t   *decoded = malloc(m * sizeof(uint32_t));
+		uint8_t    *code,
+				   *filter;
+		size_t		d,
+					len,
+					nparts;
+		bloom_hash_run run;
+		decode_asks asks = {0, 0};
+		serial_checks counted = {0, 2, NULL, 0, 0, 0};
+		bloom_status st;
+
+		memcpy(sorted, hashes, m * sizeof(uint32_t));
+		d = bloom_sort_unique_hashes(sorted, m, decoded);
+		nparts = (d + BLOOM_DECODE_PART - 1) / BLOOM_DECODE_PART;
+		code = malloc(bloom_gaps_max_bytes(d, bloom_gaps_rice_param(d)));
+		len = bloom_gaps_encode(sorted, d, bloom_gaps_rice_param(d), code);
+		run = (bloom_hash_run) {decoded, d, code, len, decoded};
+
+		memset(decoded, 0xff, d * sizeof(uint32_t));
+		st = bloom_hash_run_decode(&run, count_ask, &asks);
+		check(st == BLOOM_OK && memcmp(decoded, sorted, d * sizeof(uint32_t)) == 0,
+			  "asked each part: %s", st != BLOOM_OK ? status_name(st) : "decoded differently");
+		check(nparts >= 3 && asks.calls == nparts, "%u asks for %zu parts", asks.calls, nparts);
+
+		/* no at the third ask: two parts decoded, the rest untouched */
+		asks = (decode_asks) {0, 3};
+		memset(decoded, 0xff, d * sizeof(uint32_t));
+		st = bloom_hash_run_decode(&run, count_ask, &asks);
+		check(st == BLOOM_ERR_CANCELLED && asks.calls == 3 &&
+			  memcmp(decoded, sorted, 2 * BLOOM_DECODE_PART * sizeof(uint32_t)) == 0 &&
+			  decoded[2 * BLOOM_DECODE_PART] == UINT32_MAX && decoded[d - 1] == UINT32_MAX,
+			  "stopped at ask 3 of %zu: %s after %u asks", nparts, status_name(st), asks.calls);
+
+		/* one thread's build: its second check comes before the run is all decoded */
+		bloom_geometry_for(d, 10, &g);
+		filter = malloc(g.filter_bytes);
+		memset(decoded, 0xff, d * sizeof(uint32_t));
+		if (check(left_at_check(filter, &g, &run, 1, NULL, 0, &counted),
+				  "the build returned past a check that leaves"))
+			check(counted.calls == 2 && decoded[d - 1] == UINT32_MAX,
+				  "left at check %u, the run's last hash %s", counted.calls,
+				  decoded[d - 1] == UINT32_MAX ? "not decoded" : "decoded already");
+		free(filter);
+		free(code);
+		free(decoded);
+		free(sorted);
+	}
+	test_end();
+
 	test_begin("buckets: sorted runs as parallel workers send them, and runs of a few hashes");
 	{
 		/*
@@ -337,13 +419,8 @@ test_final(void)
 			  "%u checks for %zu hashes", counted.calls, n);
 		/* the check leaves at its third call: nothing to free (LeakSanitizer) */
 		counted = (serial_checks) {0, 3, NULL, 0, 0, 0};
-		if (setjmp(check_exit) == 0)
-		{
-			(void) bloom_build_serially(got, &g, runs, 3, scratch, scratch_size,
-										count_check, &counted);
-			check(false, "the build returned past a check that leaves");
-		}
-		else
+		if (check(left_at_check(got, &g, runs, 3, scratch, scratch_size, &counted),
+				  "the build returned past a check that leaves"))
 			check(counted.calls == 3, "left at check %u", counted.calls);
 		free(got);
 		free(want);

@@ -68,7 +68,7 @@ flatten_same_code(bloom_hash_run *runs, size_t nruns, const char *what)
 
 	for (size_t r = 0; r < nruns; r++)
 	{
-		check(bloom_hash_run_decode(&runs[r]) == BLOOM_OK, "%s: run %zu does not decode", what, r);
+		check(bloom_hash_run_decode(&runs[r], NULL, NULL) == BLOOM_OK, "%s: run %zu does not decode", what, r);
 		parts[r] = runs[r].hashes;
 		lens[r] = runs[r].n;
 		total += runs[r].n;

@@ -4,7 +4,36 @@
  */
 #include "unit.h"
 
-/* Encode, check the size bound, decode, compare; returns the code size. */
+/*
+ * Decode the n hashes of a code with a reader, in parts of 1, 2, 3, 5, 8 ...
+ * hashes (one of every few sizes up to 4096, then again): a reader stops at
+ * any bit of a hash's code, the fast way's or the careful way's.
+ */
+static bloom_status
+decode_in_parts(const uint8_t *code, size_t len, uint64_t n, unsigned r,
+				uint32_t *out)
+{
+	static const uint64_t parts[] = {1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 144, 4096};
+	bloom_gaps_reader reader;
+	uint64_t	done = 0;
+
+	bloom_gaps_reader_init(&reader, code, len, r);
+	for (size_t p = 0; done < n; p = (p + 1) % (sizeof(parts) / sizeof(parts[0])))
+	{
+		uint64_t	part = n - done < parts[p] ? n - done : parts[p];
+		bloom_status st = bloom_gaps_reader_take(&reader, part, out + done);
+
+		if (st != BLOOM_OK)
+			return st;
+		done += part;
+	}
+	return bloom_gaps_reader_end(&reader);
+}
+
+/*
+ * Encode, check the size bound, decode at once and in parts, compare;
+ * returns the code size.
+ */
 static size_t
 gaps_round_trip(const uint32_t *hashes, uint64_t n, unsigned r, const char *what)
 {
@@ -20,6 +49,16 @@ gaps_round_trip(const uint32_t *hashes, uint64_t n, unsigned r, const char *what
 	if (check(st == BLOOM_OK, "%s (r %u): decode %s", what, r, status_name(st)))
 		check(n == 0 || memcmp(back, hashes, n * sizeof(uint32_t)) == 0,
 			  "%s (r %u): decoded differently", what, r);
+	memset(back, 0, (n + 1) * sizeof(uint32_t));
+	st = decode_in_parts(code, len, n, r, back);
+	if (check(st == BLOOM_OK, "%s (r %u): decode in parts %s", what, r, status_name(st)))
+		check(n == 0 || memcmp(back, hashes, n * sizeof(uint32_t)) == 0,
+			  "%s (r %u): decoded in parts differently", what, r);
+	/* in parts as at once: one hash short, the code has bits left over */
+	if (n > 0)
+		check(decode_in_parts(code, len, n - 1, r, back) == BLOOM_ERR_GAPS_CODE,
+			  "%s (r %u): in parts, %llu of %llu hashes make a whole code", what, r,
+			  (unsigned long long) (n - 1), (unsigned long long) n);
 	free(back);
 	free(code);
 	return len;
