@@ -10,6 +10,8 @@
  *	  must give the same bytes back (every accepted code is canonical),
  *	  and bloom_gaps_decode_prefix must give its first hashes, for any
  *	  count up to n; a prefix decode reads nothing past the code either;
+ *	  a reader taking it in parts of 1 to 8 hashes accepts exactly the
+ *	  codes decoded at once, with the same hashes;
  *	- as 4-byte hashes: sorted and made distinct, coded with a parameter of
  *	  at least 12 (so the code stays under a few MB), decoded back equal,
  *	  within bloom_gaps_max_bytes.
@@ -30,13 +32,39 @@ cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The n hashes of a code taken by a reader, part hashes at a time. */
+static bloom_status
+decode_in_parts(const uint8_t *code, size_t size, uint64_t n, unsigned r,
+				uint64_t part, uint32_t *out)
+{
+	bloom_gaps_reader reader;
+
+	bloom_gaps_reader_init(&reader, code, size, r);
+	for (uint64_t done = 0; done < n; done += part)
+	{
+		bloom_status st = bloom_gaps_reader_take(&reader, n - done < part ? n - done : part,
+												 out + done);
+
+		if (st != BLOOM_OK)
+			return st;
+	}
+	return bloom_gaps_reader_end(&reader);
+}
+
 static void
 decode_case(unsigned r, uint64_t n, const uint8_t *data, size_t size)
 {
 	uint8_t    *code = fuzz_dup(data, size);
 	uint32_t   *out = (uint32_t *) fuzz_alloc((n + 1) * sizeof(uint32_t));
+	uint32_t   *parts = (uint32_t *) fuzz_alloc((n + 1) * sizeof(uint32_t));
 	bloom_status st = bloom_gaps_decode(code, size, n, r, out);
+	bloom_status in_parts = decode_in_parts(code, size, n, r, 1 + size % 8, parts);
 
+	FUZZ_CHECK(in_parts == st && (st != BLOOM_OK || n == 0 ||
+								  memcmp(parts, out, n * sizeof(uint32_t)) == 0),
+			   "in parts of %zu hashes: status %d, at once %d, or other hashes",
+			   1 + size % 8, (int) in_parts, (int) st);
+	free(parts);
 	if (st == BLOOM_OK)
 	{
 		/* the unary bits sum to the last hash >> r: a bound that fits it */
