@@ -362,6 +362,28 @@ bloom_gaps_decode(const uint8_t *code, size_t len, uint64_t n, unsigned r,
 	return status != BLOOM_OK ? status : bloom_gaps_reader_end(&reader);
 }
 
+/* Hashes bloom_gaps_check decodes into its buffer at a time. */
+#define CHECK_PART	4096
+
+bloom_status
+bloom_gaps_check(const uint8_t *code, size_t len, uint64_t n, unsigned r)
+{
+	uint32_t	part[CHECK_PART];
+	bloom_gaps_reader reader;
+
+	bloom_gaps_reader_init(&reader, code, len, r);
+	for (uint64_t done = 0; done < n; done += CHECK_PART)
+	{
+		bloom_status status = bloom_gaps_reader_take(&reader,
+													 n - done < CHECK_PART ? n - done : CHECK_PART,
+													 part);
+
+		if (status != BLOOM_OK)
+			return status;
+	}
+	return bloom_gaps_reader_end(&reader);
+}
+
 bloom_status
 bloom_gaps_decode_prefix(const uint8_t *code, size_t len, uint64_t m,
 						 unsigned r, uint32_t *out)

@@ -131,6 +131,13 @@ extern bloom_status bloom_gaps_reader_take(bloom_gaps_reader *reader,
 										   uint64_t n, uint32_t *out);
 extern bloom_status bloom_gaps_reader_end(const bloom_gaps_reader *reader);
 
+/*
+ * bloom_gaps_decode's answer for a code, with the hashes let go as they
+ * come: checking a code from outside needs no room for its hashes.
+ */
+extern bloom_status bloom_gaps_check(const uint8_t *code, size_t len,
+									 uint64_t n, unsigned r);
+
 BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_GAPS_H */

@@ -133,6 +133,15 @@ bloom_state_check(const uint8_t *bytes, size_t len, bloom_state_header *header)
 }
 
 bloom_status
+bloom_state_check_code(const uint8_t *bytes, const bloom_state_header *header)
+{
+	if (header->version != BLOOM_STATE_VERSION_GAPS)
+		return BLOOM_OK;
+	return bloom_gaps_check(bytes + header->payload_offset, header->payload_len,
+							header->nhashes, bloom_gaps_rice_param(header->nhashes));
+}
+
+bloom_status
 bloom_state_read_hashes(const uint8_t *bytes, const bloom_state_header *header,
 						uint32_t *out)
 {

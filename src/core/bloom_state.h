@@ -67,10 +67,19 @@ typedef struct bloom_state_header
  * version 1 state's hashes can then be read without bounds checks, and a
  * version 2 state's code is known to be long enough for its count (each
  * hash takes at least r + 1 bits), which bounds what decoding it needs.
- * The code itself is checked by bloom_state_read_hashes.
+ * The code itself is checked by bloom_state_check_code or
+ * bloom_state_read_hashes.
  */
 extern bloom_status bloom_state_check(const uint8_t *bytes, size_t len,
 									  bloom_state_header *header);
+
+/*
+ * The rest of bloom_state_read_hashes's checks, without the hashes: a
+ * version 2 state's code decoded and let go (a version 1 state's hashes
+ * need no more).
+ */
+extern bloom_status bloom_state_check_code(const uint8_t *bytes,
+										   const bloom_state_header *header);
 
 /*
  * The nhashes stored hashes of a checked state, in native byte order, into

@@ -3,7 +3,8 @@
  *		The bloom_agg_state type: text/binary I/O, flat form, expanded form.
  *
  * Every way in (text, binary, a flat datum handed to the aggregate support
- * functions) goes through bloom_state_check and bloom_state_read_hashes,
+ * functions) goes through bloom_state_check, then bloom_state_check_code
+ * or bloom_state_read_hashes,
  * so a forged or truncated state gets an error, never a read past its end.
  */
 #include "postgres.h"
@@ -1045,18 +1046,22 @@ read_hashes(const uint8 *bytes, const bloom_state_header *header,
 }
 
 /*
- * Check a serialized state, a gap code decoded too, and return it as a new
- * flat datum: the one entry point for bytes from outside.
+ * Check a serialized state, a gap code decoded too (its hashes let go as
+ * they come, so that a large state's input needs no room for them), and
+ * return it as a new flat datum: the one entry point for bytes from
+ * outside.
  */
 static struct varlena *
 flat_from_bytes(const uint8 *bytes, Size len, int sqlstate)
 {
 	bloom_state_header header;
 	struct varlena *result;
+	bloom_status status;
 
 	check_bytes(bytes, len, sqlstate, &header);
-	if (header.version == BLOOM_STATE_VERSION_GAPS)
-		(void) read_hashes(bytes, &header, sqlstate, CurrentMemoryContext, 0);
+	status = bloom_state_check_code(bytes, &header);
+	if (status != BLOOM_OK)
+		bloom_report_invalid(status, sqlstate, "bloom_agg_state value");
 	result = palloc(VARHDRSZ + len);
 	SET_VARSIZE(result, VARHDRSZ + len);
 	memcpy(VARDATA(result), bytes, len);

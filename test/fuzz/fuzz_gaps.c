@@ -11,7 +11,8 @@
  *	  and bloom_gaps_decode_prefix must give its first hashes, for any
  *	  count up to n; a prefix decode reads nothing past the code either;
  *	  a reader taking it in parts of 1 to 8 hashes accepts exactly the
- *	  codes decoded at once, with the same hashes;
+ *	  codes decoded at once, with the same hashes, and so does
+ *	  bloom_gaps_check;
  *	- as 4-byte hashes: sorted and made distinct, coded with a parameter of
  *	  at least 12 (so the code stays under a few MB), decoded back equal,
  *	  within bloom_gaps_max_bytes.
@@ -60,6 +61,8 @@ decode_case(unsigned r, uint64_t n, const uint8_t *data, size_t size)
 	bloom_status st = bloom_gaps_decode(code, size, n, r, out);
 	bloom_status in_parts = decode_in_parts(code, size, n, r, 1 + size % 8, parts);
 
+	FUZZ_CHECK(bloom_gaps_check(code, size, n, r) == st,
+			   "checked otherwise than decoded (%d)", (int) st);
 	FUZZ_CHECK(in_parts == st && (st != BLOOM_OK || n == 0 ||
 								  memcmp(parts, out, n * sizeof(uint32_t)) == 0),
 			   "in parts of %zu hashes: status %d, at once %d, or other hashes",

@@ -8,7 +8,8 @@
  *	  success the header fields as stored;
  *	- a version 2 state's code either fails to decode, or decodes to
  *	  strictly increasing hashes that bloom_state_v2_write turns back into
- *	  the input byte for byte (one accepted form per state);
+ *	  the input byte for byte (one accepted form per state), and
+ *	  bloom_state_check_code, which lets the hashes go, says the same;
  *	- on success every hash can be read with bloom_state_hash_at (the input
  *	  is a block of exactly its size, so a count that overstates the length
  *	  is an AddressSanitizer report), and writing the header back with
@@ -107,6 +108,8 @@ check_input(const uint8_t *data, size_t size)
 		uint8_t    *again;
 
 		st = bloom_state_read_hashes(bytes, &hdr, hashes);
+		FUZZ_CHECK(bloom_state_check_code(bytes, &hdr) == st,
+				   "checked otherwise than read (%d)", (int) st);
 		if (st == BLOOM_OK)
 		{
 			for (uint64_t i = 1; i < hdr.nhashes; i++)

@@ -59,6 +59,14 @@ gaps_round_trip(const uint32_t *hashes, uint64_t n, unsigned r, const char *what
 		check(decode_in_parts(code, len, n - 1, r, back) == BLOOM_ERR_GAPS_CODE,
 			  "%s (r %u): in parts, %llu of %llu hashes make a whole code", what, r,
 			  (unsigned long long) (n - 1), (unsigned long long) n);
+	/* checked without its hashes: the same answers */
+	st = bloom_gaps_check(code, len, n, r);
+	check(st == BLOOM_OK, "%s (r %u): check %s", what, r, status_name(st));
+	if (n > 0)
+		check(bloom_gaps_check(code, len, n - 1, r) == BLOOM_ERR_GAPS_CODE &&
+			  bloom_gaps_check(code, len, n + 1, r) == BLOOM_ERR_GAPS_CODE,
+			  "%s (r %u): checked as %llu or %llu hashes", what, r,
+			  (unsigned long long) (n - 1), (unsigned long long) (n + 1));
 	free(back);
 	free(code);
 	return len;
@@ -301,6 +309,8 @@ test_gaps(void)
 		code[rng_next() % len] ^= (uint8_t) (1u << (rng_next() % 8));
 		cut = len - (size_t) (rng_next() % 2);
 		st = bloom_gaps_decode(code, cut, want, r, back);
+		check(bloom_gaps_check(code, cut, want, r) == st,
+			  "round %d: checked otherwise than decoded", round);
 		if (st != BLOOM_OK)
 			continue;
 		again = malloc(bloom_gaps_max_bytes(want, r));
