@@ -171,7 +171,8 @@ extern void bloom_final_trace(const bloom_final_job *job, char *buf, size_t len)
  * NULL, is called with arg before every BLOOM_DECODE_PART hashes of a coded
  * run are decoded and before every BLOOM_SERIAL_CHECK_BATCH hashes are set,
  * so that a caller can stop a build over a billion keys: it may leave by
- * longjmp, since the build holds nothing of its own.  Returns BLOOM_OK or a coded run's decoding status.
+ * longjmp, since the build holds nothing of its own.  Returns BLOOM_OK or a
+ * coded run's decoding status.
  */
 extern bloom_status bloom_build_serially(uint8_t *filter,
 										 const bloom_geometry *geometry,

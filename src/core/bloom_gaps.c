@@ -349,7 +349,6 @@ bloom_gaps_reader_end(const bloom_gaps_reader *reader)
 	return BLOOM_OK;
 }
 
-
 bloom_status
 bloom_gaps_decode(const uint8_t *code, size_t len, uint64_t n, unsigned r,
 				  uint32_t *out)
@@ -374,9 +373,8 @@ bloom_gaps_check(const uint8_t *code, size_t len, uint64_t n, unsigned r)
 	bloom_gaps_reader_init(&reader, code, len, r);
 	for (uint64_t done = 0; done < n; done += CHECK_PART)
 	{
-		bloom_status status = bloom_gaps_reader_take(&reader,
-													 n - done < CHECK_PART ? n - done : CHECK_PART,
-													 part);
+		uint64_t	take = n - done < CHECK_PART ? n - done : CHECK_PART;
+		bloom_status status = bloom_gaps_reader_take(&reader, take, part);
 
 		if (status != BLOOM_OK)
 			return status;
