@@ -995,27 +995,11 @@ set_from_stretch(bloom_buffered_set *set, const bloom_hash_run *runs,
 	}
 }
 
-/* A serial build's check, as bloom_hash_run_decode's go_on. */
-typedef struct serial_check
-{
-	void		(*check) (void *arg);
-	void	   *arg;
-} serial_check;
-
-static bool
-call_check(void *arg)
-{
-	serial_check *c = arg;
-
-	c->check(c->arg);
-	return true;
-}
-
 bloom_status
 bloom_build_serially(uint8_t *filter, const bloom_geometry *geometry,
 					 const bloom_hash_run *runs, size_t nruns,
 					 uint32_t *scratch, size_t scratch_size,
-					 void (*check) (void *arg), void *arg)
+					 bool (*go_on) (void *arg), void *arg)
 {
 	bloom_prepared p;
 	bloom_buffered_set set;
@@ -1026,11 +1010,8 @@ bloom_build_serially(uint8_t *filter, const bloom_geometry *geometry,
 	memset(filter, 0, geometry->filter_bytes - 1);
 	for (size_t r = 0; r < nruns; r++)
 	{
-		serial_check go_on = {check, arg};
-		bloom_status status;
+		bloom_status status = bloom_hash_run_decode(&runs[r], go_on, arg);
 
-		status = bloom_hash_run_decode(&runs[r], check != NULL ? call_check : NULL,
-									   &go_on);
 		if (status != BLOOM_OK)
 			return status;
 	}
@@ -1045,8 +1026,8 @@ bloom_build_serially(uint8_t *filter, const bloom_geometry *geometry,
 			{
 				size_t		batch = runs[r].n - done;
 
-				if (check != NULL)
-					check(arg);
+				if (go_on != NULL && !go_on(arg))
+					return BLOOM_ERR_CANCELLED;
 				if (batch > BLOOM_SERIAL_CHECK_BATCH)
 					batch = BLOOM_SERIAL_CHECK_BATCH;
 				bloom_prepared_set_hashes(&p, filter, runs[r].hashes + done, batch);
@@ -1064,9 +1045,10 @@ bloom_build_serially(uint8_t *filter, const bloom_geometry *geometry,
 
 			if (n == 0)
 				continue;
-			if (since_check >= BLOOM_SERIAL_CHECK_BATCH && check != NULL)
+			if (since_check >= BLOOM_SERIAL_CHECK_BATCH && go_on != NULL)
 			{
-				check(arg);
+				if (!go_on(arg))
+					return BLOOM_ERR_CANCELLED;
 				since_check = 0;
 			}
 			set_from_stretch(&set, runs, &stretches[s], n);

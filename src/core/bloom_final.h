@@ -159,7 +159,7 @@ extern bloom_status bloom_final_finish(bloom_final_job *job);
 extern void bloom_final_trace(const bloom_final_job *job, char *buf, size_t len);
 #endif
 
-/* Hashes a serial build sets between two calls of its check. */
+/* Hashes a serial build sets between two asks whether to go on. */
 #define BLOOM_SERIAL_CHECK_BATCH	((size_t) 1 << 18)
 
 /*
@@ -167,19 +167,19 @@ extern void bloom_final_trace(const bloom_final_job *job, char *buf, size_t len)
  * zeroed, the bits of every hash of the runs set (coded runs decoded
  * first), and its k byte written, given scratch of scratch_size words from
  * bloom_final_scratch_size (or NULL, 0).  With scratch, the hashes go
- * through one set of buckets, in the threaded build's order.  check, if not
- * NULL, is called with arg before every BLOOM_DECODE_PART hashes of a coded
- * run are decoded and before every BLOOM_SERIAL_CHECK_BATCH hashes are set,
- * so that a caller can stop a build over a billion keys: it may leave by
- * longjmp, since the build holds nothing of its own.  Returns BLOOM_OK or a
- * coded run's decoding status.
+ * through one set of buckets, in the threaded build's order.  go_on, if
+ * not NULL, is asked with arg before every BLOOM_DECODE_PART hashes of a
+ * coded run are decoded and before every BLOOM_SERIAL_CHECK_BATCH hashes
+ * are set, so that a caller can stop a build over a billion keys: by a no
+ * (BLOOM_ERR_CANCELLED), or by longjmp, since the build holds nothing of
+ * its own.  Returns BLOOM_OK, that, or a coded run's decoding status.
  */
 extern bloom_status bloom_build_serially(uint8_t *filter,
 										 const bloom_geometry *geometry,
 										 const bloom_hash_run *runs,
 										 size_t nruns, uint32_t *scratch,
 										 size_t scratch_size,
-										 void (*check) (void *arg),
+										 bool (*go_on) (void *arg),
 										 void *arg);
 
 /*

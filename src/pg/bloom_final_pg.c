@@ -28,20 +28,14 @@
 #define WAIT_MS		20
 
 /*
- * bloom_build_serially's check, and as interrupts_checked
- * bloom_hash_run_decode's go_on: a cancel or an error leaves by longjmp.
+ * bloom_hash_run_decode's and bloom_build_serially's go_on: a cancel or an
+ * error leaves by longjmp.
  */
-static void
-check_interrupts(void *arg)
-{
-	(void) arg;
-	CHECK_FOR_INTERRUPTS();
-}
-
 static bool
 interrupts_checked(void *arg)
 {
-	check_interrupts(arg);
+	(void) arg;
+	CHECK_FOR_INTERRUPTS();
 	return true;
 }
 
@@ -77,7 +71,7 @@ build_serially(uint8 *filter, const bloom_geometry *geometry,
 		bloom_alloc_hashes(scratch_context, 0, scratch_size) : NULL;
 
 	status = bloom_build_serially(filter, geometry, runs, (size_t) nruns,
-								  scratch, scratch_size, check_interrupts, NULL);
+								  scratch, scratch_size, interrupts_checked, NULL);
 	if (status != BLOOM_OK)
 		bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED, "bloom_agg_state value");
 	if (scratch_context != NULL)

@@ -76,7 +76,7 @@ final_same_bytes(const uint32_t *hashes, size_t n, int64_t bpk,
 	free(want);
 }
 
-/* bloom_build_serially's check: counts its calls, and leaves at call leave_at. */
+/* bloom_build_serially's go_on: counts its calls, and leaves at call leave_at. */
 typedef struct serial_checks
 {
 	unsigned	calls;
@@ -90,22 +90,7 @@ typedef struct serial_checks
 
 static jmp_buf check_exit;
 
-/* bloom_hash_run_decode's go_on: counts its calls, and says no at call no_at. */
-typedef struct decode_asks
-{
-	unsigned	calls;
-	unsigned	no_at;			/* 0: never */
-} decode_asks;
-
 static bool
-count_ask(void *arg)
-{
-	decode_asks *asks = arg;
-
-	return ++asks->calls != asks->no_at;
-}
-
-static void
 count_check(void *arg)
 {
 	serial_checks *counted = arg;
@@ -121,6 +106,7 @@ count_check(void *arg)
 	}
 	if (++counted->calls == counted->leave_at)
 		longjmp(check_exit, 1);
+	return true;
 }
 
 /* Whether bloom_build_serially was left by its check, as counted asks. */
@@ -134,6 +120,21 @@ left_at_check(uint8_t *filter, const bloom_geometry *g, const bloom_hash_run *ru
 	(void) bloom_build_serially(filter, g, runs, nruns, scratch, scratch_size,
 								count_check, counted);
 	return false;
+}
+
+/* A go_on that counts its calls, and says no at call no_at. */
+typedef struct decode_asks
+{
+	unsigned	calls;
+	unsigned	no_at;			/* 0: never */
+} decode_asks;
+
+static bool
+count_ask(void *arg)
+{
+	decode_asks *asks = arg;
+
+	return ++asks->calls != asks->no_at;
 }
 
 void
@@ -387,7 +388,7 @@ test_final(void)
 	}
 	test_end();
 
-	test_begin("one thread: checked every %zu hashes through buckets, and left by longjmp at a check",
+	test_begin("one thread: asked every %zu hashes through buckets, left by longjmp at an ask, and stopped by a no",
 			   (size_t) BLOOM_SERIAL_CHECK_BATCH);
 	{
 		bloom_hash_run runs[3];
@@ -422,6 +423,15 @@ test_final(void)
 		if (check(left_at_check(got, &g, runs, 3, scratch, scratch_size, &counted),
 				  "the build returned past a check that leaves"))
 			check(counted.calls == 3, "left at check %u", counted.calls);
+		/* or stopped by a no at its third ask */
+		{
+			decode_asks asks = {0, 3};
+
+			st = bloom_build_serially(got, &g, runs, 3, scratch, scratch_size,
+									  count_ask, &asks);
+			check(st == BLOOM_ERR_CANCELLED && asks.calls == 3,
+				  "a no at ask 3: %s after %u asks", status_name(st), asks.calls);
+		}
 		free(got);
 		free(want);
 		free(scratch);
