@@ -16,7 +16,8 @@
 #   bench/kit.sh run [--dir DIR] [manycore_bench.sh options]
 #       there, as root or as a user who may run the server: unpack DIR's
 #       kit into a directory of its own (the kit's PostgreSQL finds its
-#       files relative to its binaries, so it need not be /opt/pgdev), add
+#       files relative to its binaries, and its libraries through
+#       LD_LIBRARY_PATH, so it need not be /opt/pgdev), add
 #       a postgres user if root and there is none, and run
 #       bench/manycore_bench.sh --no-build on it with DIR's trace library
 #       (--trace-lib) and compare library (--compare-lib), if packed, and
@@ -189,7 +190,10 @@ run() {
 		log=$out/kit-run.log
 		[ ! -f "$DIR/kit.txt" ] || cp "$DIR/kit.txt" "$out/"
 	fi
-	PG_CONFIG=$root/opt/pgdev/bin/pg_config bench/manycore_bench.sh --no-build \
+	# the kit's programs name /opt/pgdev/lib as their run path, where
+	# nothing is on a machine that has not unpacked it there
+	LD_LIBRARY_PATH=$root/opt/pgdev/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+		PG_CONFIG=$root/opt/pgdev/bin/pg_config bench/manycore_bench.sh --no-build \
 		"${args[@]}" "${passed[@]+"${passed[@]}"}" 2>&1 | tee "$log" || rc=$?
 	report=$(newest_report)
 	if [ -n "$out" ] && [ -n "$report" ] && [ "$report" != "$before" ]; then
