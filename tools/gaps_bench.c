@@ -69,7 +69,8 @@ run(size_t n, uint32_t distinct)
 			memset(scratch, 0, n * 4);
 			memset(tmp, 0, BLOOM_SORT_TMP_MIN * 4);
 			t0 = now();
-			d = bloom_sort_unique_parts(parts, lens, 1, scratch, tmp, BLOOM_SORT_TMP_MIN);
+			d = bloom_sort_unique_parts(parts, lens, 1, scratch, tmp,
+										BLOOM_SORT_TMP_MIN, NULL, NULL);
 			t1 = now();
 			best_parts = t1 - t0 < best_parts ? t1 - t0 : best_parts;
 		}

@@ -242,11 +242,39 @@ bloom_sort_bucket_unique(uint32_t *a, size_t n, unsigned bits, uint32_t *tmp,
 	return m;
 }
 
+/*
+ * Asks go_on before any stretch of work that would take more than
+ * BLOOM_SORT_ASK_EVERY hashes past the last ask.
+ */
+typedef struct sort_asker
+{
+	bool		(*go_on) (void *arg);
+	void	   *arg;
+	size_t		since;			/* hashes taken since the last ask */
+} sort_asker;
+
+/* May n more hashes be taken?  false once go_on has said no. */
+static inline bool
+may_take(sort_asker *asker, size_t n)
+{
+	if (asker->go_on == NULL)
+		return true;
+	if (asker->since + n > BLOOM_SORT_ASK_EVERY)
+	{
+		asker->since = 0;
+		if (!asker->go_on(asker->arg))
+			return false;
+	}
+	asker->since += n;
+	return true;
+}
+
 size_t
 bloom_sort_unique_parts(const uint32_t *const *parts, const size_t *lens,
 						size_t nparts, uint32_t *out, uint32_t *tmp,
-						size_t tmp_len)
+						size_t tmp_len, bool (*go_on) (void *arg), void *arg)
 {
+	sort_asker	asker = {go_on, arg, 0};
 	size_t		total = 0;
 	unsigned	top;
 	unsigned	shift;
@@ -267,35 +295,56 @@ bloom_sort_unique_parts(const uint32_t *const *parts, const size_t *lens,
 
 	/*
 	 * count, then scatter by the top bits (shifted as 64 bits: with no top
-	 * bits the shift is 32, and every hash lands in the one bucket)
+	 * bits the shift is 32, and every hash lands in the one bucket), a
+	 * slice of a part at a time
 	 */
 	next = bucket_start;
 	memset(next, 0, nbuckets * sizeof(size_t));
-	for (p = 0; p < nparts; p++)
-		for (i = 0; i < lens[p]; i++)
-			next[(uint64_t) parts[p][i] >> shift]++;
-	for (b = 0; b < nbuckets; b++)
+	for (int scatter = 0; scatter <= 1; scatter++)
 	{
-		size_t		c = next[b];
+		if (scatter)
+			for (b = 0; b < nbuckets; b++)
+			{
+				size_t		c = next[b];
 
-		next[b] = at;
-		at += c;
+				next[b] = at;
+				at += c;
+			}
+		for (p = 0; p < nparts; p++)
+		{
+			const uint32_t *h = parts[p];
+
+			for (size_t from = 0; from < lens[p]; from += BLOOM_SORT_ASK_EVERY)
+			{
+				size_t		to = lens[p] - from > BLOOM_SORT_ASK_EVERY ?
+					from + BLOOM_SORT_ASK_EVERY : lens[p];
+
+				if (!may_take(&asker, to - from))
+					return BLOOM_SORT_STOPPED;
+				if (scatter)
+					for (i = from; i < to; i++)
+						out[next[(uint64_t) h[i] >> shift]++] = h[i];
+				else
+					for (i = from; i < to; i++)
+						next[(uint64_t) h[i] >> shift]++;
+			}
+		}
 	}
-	for (p = 0; p < nparts; p++)
-	{
-		const uint32_t *h = parts[p];
 
-		for (i = 0; i < lens[p]; i++)
-			out[next[(uint64_t) h[i] >> shift]++] = h[i];
-	}
-
-	/* next[b] is now the end of bucket b; each begins where the last ends */
+	/*
+	 * next[b] is now the end of bucket b; each begins where the last ends.
+	 * A bucket is not divided: it holds about BUCKET_TARGET hashes, more
+	 * only past TOP_BITS_MAX or where the parts repeat a hash many times.
+	 */
 	at = 0;
 	for (b = 0; b < nbuckets; b++)
 	{
 		size_t		end = next[b];
-		size_t		d = bloom_sort_bucket_unique(out + at, end - at, shift, tmp, tmp_len);
+		size_t		d;
 
+		if (!may_take(&asker, end - at))
+			return BLOOM_SORT_STOPPED;
+		d = bloom_sort_bucket_unique(out + at, end - at, shift, tmp, tmp_len);
 		/* the buckets are disjoint ranges: repeats only within one */
 		memmove(out + m, out + at, d * sizeof(uint32_t));
 		m += d;

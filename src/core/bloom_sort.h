@@ -27,17 +27,32 @@ extern size_t bloom_sort_unique_hashes(uint32_t *hashes, size_t n,
 /* Hashes of tmp that bloom_sort_unique_parts wants, at least. */
 #define BLOOM_SORT_TMP_MIN	((size_t) 1 << 17)
 
+/* bloom_sort_unique_parts' answer when its go_on said no */
+#define BLOOM_SORT_STOPPED	SIZE_MAX
+
+/*
+ * Hashes bloom_sort_unique_parts reads or sorts, at most, between two asks
+ * of its go_on: what bounds the wait of a cancel.
+ */
+#define BLOOM_SORT_ASK_EVERY	((size_t) 1 << 20)
+
 /*
  * The hashes of several arrays (parts[i] holding lens[i]), sorted into out
  * (room for all of them) with repeats dropped; returns how many are left,
  * strictly increasing.  The parts are only read.  tmp holds tmp_len >=
  * BLOOM_SORT_TMP_MIN hashes: unlike bloom_sort_unique_hashes, no scratch
  * as large as the input.  Linear in the hashes for any input.
+ *
+ * go_on, where not NULL, is asked before every BLOOM_SORT_ASK_EVERY
+ * hashes or fewer of each pass; a no stops the sort, which then returns
+ * BLOOM_SORT_STOPPED with out's contents undefined.  It holds nothing
+ * between two asks, so a go_on may also leave by longjmp.
  */
 extern size_t bloom_sort_unique_parts(const uint32_t *const *parts,
 									  const size_t *lens, size_t nparts,
 									  uint32_t *out, uint32_t *tmp,
-									  size_t tmp_len);
+									  size_t tmp_len,
+									  bool (*go_on) (void *arg), void *arg);
 
 /*
  * The top bits bloom_sort_unique_parts partitions n hashes by, so that a

@@ -347,38 +347,62 @@ free_state_blocks(bloom_hash_run *blocks, int nblocks)
 }
 
 /*
- * A new run of the distinct hashes of parts, made in the scratch (the
- * parts copied, then sorted in place with the rest as the sort's scratch).
+ * A new run of the distinct hashes of parts, made in the scratch: the coded
+ * parts decoded there first, then every part read where it lies and sorted
+ * into the scratch after them (two passes over memory, where copying the
+ * parts and sorting them whole took seven), checking for interrupts.
  */
 static BloomAggRun *
 sort_into_run(BloomAggState *state, const bloom_hash_run *parts, int nparts,
 			  uint64 total)
 {
-	uint32	   *scratch = scratch_for(state, 2 * total);
-	uint64		at = 0;
-	uint64		ndistinct;
+	uint64		ncoded = 0;
+	uint32	   *scratch;
+	uint32	   *sorted;
+	const uint32 **from;
+	size_t	   *lens;
+	size_t		ndistinct;
 	BloomAggRun *run;
 	int			i;
 
+	for (i = 0; i < nparts; i++)
+		if (parts[i].code != NULL)
+			ncoded += parts[i].n;
+	scratch = scratch_for(state, ncoded + total + BLOOM_SORT_TMP_MIN);
+	sorted = scratch + ncoded;
+	from = MemoryContextAlloc(state->hdr.eoh_context, Max(nparts, 1) * sizeof(uint32 *));
+	lens = MemoryContextAlloc(state->hdr.eoh_context, Max(nparts, 1) * sizeof(size_t));
+	ncoded = 0;
 	for (i = 0; i < nparts; i++)
 	{
 		if (parts[i].code != NULL)
 		{
 			bloom_hash_run coded = parts[i];
 
-			coded.decode_into = scratch + at;
+			coded.decode_into = scratch + ncoded;
 			bloom_decode_state_run(&coded);
+			from[i] = coded.decode_into;
+			ncoded += parts[i].n;
 		}
 		else
-			memcpy(scratch + at, parts[i].hashes, parts[i].n * sizeof(uint32));
-		at += parts[i].n;
+			from[i] = parts[i].hashes;
+		lens[i] = parts[i].n;
 	}
-	Assert(at == total);
-	ndistinct = bloom_sort_unique_hashes(scratch, total, scratch + total);
+	ndistinct = bloom_sort_unique_parts(from, lens, nparts, sorted, sorted + total,
+										BLOOM_SORT_TMP_MIN, bloom_interrupts_checked, NULL);
+	Assert(ndistinct <= total);
+	pfree(lens);
+	pfree(from);
 	run = bloom_alloc_hashes(state->hdr.eoh_context, offsetof(BloomAggRun, hashes),
 					   ndistinct);
 	init_block(run, ndistinct, ndistinct, true, false, 0);
-	memcpy(run->hashes, scratch, ndistinct * sizeof(uint32));
+	/* the run's new pages fault in as the copy goes: interruptible too */
+	for (size_t at = 0; at < ndistinct; at += BLOOM_SORT_ASK_EVERY)
+	{
+		CHECK_FOR_INTERRUPTS();
+		memcpy(run->hashes + at, sorted + at,
+			   Min(BLOOM_SORT_ASK_EVERY, ndistinct - at) * sizeof(uint32));
+	}
 	return run;
 }
 
@@ -584,7 +608,8 @@ sorted_distinct_hashes(BloomAggState *state, uint64 *ndistinct)
 					   Max(state_hashes(state), 1));
 	*ndistinct = bloom_sort_unique_parts(parts, lens, nparts, out,
 										 scratch_for(state, BLOOM_SORT_TMP_MIN),
-										 BLOOM_SORT_TMP_MIN);
+										 BLOOM_SORT_TMP_MIN, bloom_interrupts_checked, NULL);
+	Assert(*ndistinct <= state_hashes(state));
 	free_state_blocks(blocks, nparts);
 	pfree(lens);
 	pfree(parts);

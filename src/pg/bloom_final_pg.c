@@ -27,22 +27,10 @@
 /* How long the backend waits for the threads between interrupt checks. */
 #define WAIT_MS		20
 
-/*
- * bloom_hash_run_decode's and bloom_build_serially's go_on: a cancel or an
- * error leaves by longjmp.
- */
-static bool
-interrupts_checked(void *arg)
-{
-	(void) arg;
-	CHECK_FOR_INTERRUPTS();
-	return true;
-}
-
 void
 bloom_decode_state_run(const bloom_hash_run *run)
 {
-	bloom_status status = bloom_hash_run_decode(run, interrupts_checked, NULL);
+	bloom_status status = bloom_hash_run_decode(run, bloom_interrupts_checked, NULL);
 
 	if (status != BLOOM_OK)
 		bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED, "bloom_agg_state value");
@@ -71,7 +59,7 @@ build_serially(uint8 *filter, const bloom_geometry *geometry,
 		bloom_alloc_hashes(scratch_context, 0, scratch_size) : NULL;
 
 	status = bloom_build_serially(filter, geometry, runs, (size_t) nruns,
-								  scratch, scratch_size, interrupts_checked, NULL);
+								  scratch, scratch_size, bloom_interrupts_checked, NULL);
 	if (status != BLOOM_OK)
 		bloom_report_invalid(status, ERRCODE_DATA_CORRUPTED, "bloom_agg_state value");
 	if (scratch_context != NULL)

@@ -1,12 +1,22 @@
 /*
  * bloom_pg.c
- *		Core status codes to PostgreSQL errors, and the shared validator.
+ *		Core status codes to PostgreSQL errors, the shared validator, and
+ *		the core's go_on for work done on the backend's own thread.
  */
 #include "postgres.h"
 
+#include "miscadmin.h"
 #include "utils/memutils.h"
 
 #include "bloom_pg.h"
+
+bool
+bloom_interrupts_checked(void *arg)
+{
+	(void) arg;
+	CHECK_FOR_INTERRUPTS();
+	return true;
+}
 
 void
 bloom_report_invalid(bloom_status status, int sqlstate, const char *what)

@@ -89,13 +89,14 @@ extern bytea *bloom_new_unzeroed_filter(const bloom_geometry *geometry);
  */
 extern int	bloom_max_final_threads;
 
-/*
- * Set the bits of nhashes hashes, in nruns runs, into a new filter (whose
- * bits it zeroes first: see bloom_new_unzeroed_filter), on as many threads
- * as bloomfilter.max_final_threads allows and the work is worth; a cancel
- * stops it.
- */
 struct bloom_hash_run;
+
+/*
+ * The go_on of core work done on the backend's own thread (decoding a run,
+ * sorting, a serial build): a cancel or an error leaves by longjmp, so it
+ * only ever says yes.
+ */
+extern bool bloom_interrupts_checked(void *arg);
 
 /*
  * Decode a state's coded run (nothing for a plain one), checking for
@@ -104,6 +105,12 @@ struct bloom_hash_run;
  */
 extern void bloom_decode_state_run(const struct bloom_hash_run *run);
 
+/*
+ * Set the bits of nhashes hashes, in nruns runs, into a new filter (whose
+ * bits it zeroes first: see bloom_new_unzeroed_filter), on as many threads
+ * as bloomfilter.max_final_threads allows and the work is worth; a cancel
+ * stops it.
+ */
 extern void bloom_build_filter_from_runs(uint8 *filter,
 										 const bloom_geometry *geometry,
 										 const struct bloom_hash_run *runs,

@@ -149,7 +149,8 @@ main(void)
 			parts[r] = runs[r].hashes;
 			lens[r] = runs[r].n;
 		}
-		d = bloom_sort_unique_parts(parts, lens, 3, all, tmp, BLOOM_SORT_TMP_MIN);
+		d = bloom_sort_unique_parts(parts, lens, 3, all, tmp, BLOOM_SORT_TMP_MIN,
+									NULL, NULL);
 		want_code = malloc(bloom_gaps_max_bytes(d, bloom_gaps_rice_param(d)));
 		got_code = malloc(bloom_gaps_max_bytes(d, bloom_gaps_rice_param(d)));
 		want_len = bloom_gaps_encode(all, d, bloom_gaps_rice_param(d), want_code);

@@ -122,21 +122,6 @@ left_at_check(uint8_t *filter, const bloom_geometry *g, const bloom_hash_run *ru
 	return false;
 }
 
-/* A go_on that counts its calls, and says no at call no_at. */
-typedef struct decode_asks
-{
-	unsigned	calls;
-	unsigned	no_at;			/* 0: never */
-} decode_asks;
-
-static bool
-count_ask(void *arg)
-{
-	decode_asks *asks = arg;
-
-	return ++asks->calls != asks->no_at;
-}
-
 void
 test_final(void)
 {
@@ -286,7 +271,7 @@ test_final(void)
 					len,
 					nparts;
 		bloom_hash_run run;
-		decode_asks asks = {0, 0};
+		counted_asks asks = {0, 0};
 		serial_checks counted = {0, 2, NULL, 0, 0, 0};
 		bloom_status st;
 
@@ -304,7 +289,7 @@ test_final(void)
 		check(nparts >= 3 && asks.calls == nparts, "%u asks for %zu parts", asks.calls, nparts);
 
 		/* no at the third ask: two parts decoded, the rest untouched */
-		asks = (decode_asks) {0, 3};
+		asks = (counted_asks) {0, 3};
 		memset(decoded, 0xff, d * sizeof(uint32_t));
 		st = bloom_hash_run_decode(&run, count_ask, &asks);
 		check(st == BLOOM_ERR_CANCELLED && asks.calls == 3 &&
@@ -425,7 +410,7 @@ test_final(void)
 			check(counted.calls == 3, "left at check %u", counted.calls);
 		/* or stopped by a no at its third ask */
 		{
-			decode_asks asks = {0, 3};
+			counted_asks asks = {0, 3};
 
 			st = bloom_build_serially(got, &g, runs, 3, scratch, scratch_size,
 									  count_ask, &asks);

@@ -74,7 +74,8 @@ flatten_same_code(bloom_hash_run *runs, size_t nruns, const char *what)
 		total += runs[r].n;
 	}
 	out = malloc((total + 1) * sizeof(uint32_t));
-	d = bloom_sort_unique_parts(parts, lens, nruns, out, tmp, BLOOM_SORT_TMP_MIN);
+	d = bloom_sort_unique_parts(parts, lens, nruns, out, tmp, BLOOM_SORT_TMP_MIN,
+								NULL, NULL);
 	want = malloc(bloom_gaps_max_bytes(d, bloom_gaps_rice_param(d)) + 1);
 	want_len = bloom_gaps_encode(out, d, bloom_gaps_rice_param(d), want);
 	for (size_t t = 0; t < sizeof(threads) / sizeof(threads[0]); t++)

@@ -176,7 +176,8 @@ test_gaps(void)
 				{
 					memset(out, 0xa5, c * sizeof(uint32_t));
 					got = bloom_sort_unique_parts(parts, lens, nparts, out, tmp,
-												  big ? most : BLOOM_SORT_TMP_MIN);
+												  big ? most : BLOOM_SORT_TMP_MIN,
+												  NULL, NULL);
 					check(got == m && (m == 0 || memcmp(out, want, m * sizeof(uint32_t)) == 0),
 						  "%zu hashes in %zu parts, kind %d, tmp %s: %zu distinct, want %zu",
 						  c, nparts, round, big ? "large" : "small", got, m);
@@ -185,6 +186,56 @@ test_gaps(void)
 		free(tmp);
 		free(out);
 		free(want);
+		free(in);
+	}
+	test_end();
+
+	test_begin("sort parts: go_on asked before every 2^20 hashes of each pass, and a no stops it");
+	{
+		size_t		total = 5 * BLOOM_SORT_ASK_EVERY + 12345,
+					want,
+					got;
+		uint32_t   *in = malloc(total * sizeof(uint32_t));
+		uint32_t   *out = malloc(total * sizeof(uint32_t));
+		uint32_t   *plain = malloc(total * sizeof(uint32_t));
+		uint32_t   *tmp = malloc(BLOOM_SORT_TMP_MIN * sizeof(uint32_t));
+		/* a large part, a small one between, and the rest */
+		const uint32_t *parts[3] = {in, in + total / 3, in + total / 3 + 7};
+		size_t		lens[3] = {total / 3, 7, total - total / 3 - 7};
+		counted_asks asks = {0, 0};
+		unsigned	all_asks;
+		unsigned	no_at[3];
+
+		for (i = 0; i < total; i++)
+			in[i] = (uint32_t) rng_next();
+		want = bloom_sort_unique_parts(parts, lens, 3, plain, tmp, BLOOM_SORT_TMP_MIN,
+									   NULL, NULL);
+		got = bloom_sort_unique_parts(parts, lens, 3, out, tmp, BLOOM_SORT_TMP_MIN,
+									  count_ask, &asks);
+		check(got == want && memcmp(out, plain, want * sizeof(uint32_t)) == 0,
+			  "asked and never told no: %zu distinct, want %zu", got, want);
+		/* the count, the scatter and the buckets each take every hash */
+		all_asks = asks.calls;
+		check(all_asks >= 3 * total / BLOOM_SORT_ASK_EVERY - 1 &&
+			  all_asks <= 3 * total / BLOOM_SORT_ASK_EVERY + 3,
+			  "%u asks for 3 passes over %zu hashes", all_asks, total);
+		/* a no in the count, in the scatter and at the last ask (a bucket) */
+		no_at[0] = 2;
+		no_at[1] = all_asks / 2;
+		no_at[2] = all_asks;
+		for (size_t k = 0; k < 3; k++)
+		{
+			asks.calls = 0;
+			asks.no_at = no_at[k];
+			got = bloom_sort_unique_parts(parts, lens, 3, out, tmp, BLOOM_SORT_TMP_MIN,
+										  count_ask, &asks);
+			check(got == BLOOM_SORT_STOPPED && asks.calls == no_at[k],
+				  "no at ask %u of %u: returned %zu after %u asks", no_at[k], all_asks,
+				  got, asks.calls);
+		}
+		free(tmp);
+		free(plain);
+		free(out);
 		free(in);
 	}
 	test_end();

@@ -222,6 +222,14 @@ cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+bool
+count_ask(void *arg)
+{
+	counted_asks *asks = arg;
+
+	return ++asks->calls != asks->no_at;
+}
+
 /* Sort v[0..n-1] with qsort and drop its repeats; returns the distinct count. */
 size_t
 sort_distinct(uint32_t *v, size_t n)

@@ -75,6 +75,17 @@ extern void *xcalloc(size_t n);
 extern uint64_t rng_next(void);
 extern int	cmp_u32(const void *a, const void *b);
 extern size_t sort_distinct(uint32_t *v, size_t n);
+
+/*
+ * A go_on (the core's question whether to go on) that counts its calls, and
+ * says no at call no_at.
+ */
+typedef struct counted_asks
+{
+	unsigned	calls;
+	unsigned	no_at;			/* 0: never */
+} counted_asks;
+extern bool count_ask(void *arg);
 /* n random distinct hashes, sorted; returns how many (duplicates dropped) */
 extern uint64_t random_hash_set(uint32_t *out, uint64_t n);
 
