@@ -44,7 +44,9 @@ extern size_t bloom_sort_unique_hashes(uint32_t *hashes, size_t n,
  * as large as the input.  Linear in the hashes for any input.
  *
  * go_on, where not NULL, is asked before every BLOOM_SORT_ASK_EVERY
- * hashes or fewer of each pass; a no stops the sort, which then returns
+ * hashes or fewer of each pass (a bucket of the partition is not divided:
+ * it holds more only where the parts repeat a hash many times or hold over
+ * 2^32 hashes); a no stops the sort, which then returns
  * BLOOM_SORT_STOPPED with out's contents undefined.  It holds nothing
  * between two asks, so a go_on may also leave by longjmp.
  */

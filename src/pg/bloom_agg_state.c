@@ -347,21 +347,50 @@ free_state_blocks(bloom_hash_run *blocks, int nblocks)
 }
 
 /*
+ * The distinct hashes of blocks sorted into out (room for all their
+ * hashes), each read where it lies, a coded one decoded first into its
+ * decode_into; tmp holds BLOOM_SORT_TMP_MIN hashes.  Checks for interrupts.
+ */
+static uint64
+sort_blocks_unique(BloomAggState *state, const bloom_hash_run *blocks,
+				   int nblocks, uint32 *out, uint32 *tmp)
+{
+	const uint32 **parts;
+	size_t	   *lens;
+	size_t		ndistinct;
+
+	/* in the state's context: the caller's may not allow pfree */
+	parts = MemoryContextAlloc(state->hdr.eoh_context, Max(nblocks, 1) * sizeof(uint32 *));
+	lens = MemoryContextAlloc(state->hdr.eoh_context, Max(nblocks, 1) * sizeof(size_t));
+	for (int n = 0; n < nblocks; n++)
+	{
+		if (blocks[n].code != NULL)
+			bloom_decode_state_run(&blocks[n]);
+		parts[n] = blocks[n].hashes;
+		lens[n] = blocks[n].n;
+	}
+	ndistinct = bloom_sort_unique_parts(parts, lens, nblocks, out, tmp,
+										BLOOM_SORT_TMP_MIN, bloom_interrupts_checked, NULL);
+	Assert(ndistinct != BLOOM_SORT_STOPPED);
+	pfree(lens);
+	pfree(parts);
+	return ndistinct;
+}
+
+/*
  * A new run of the distinct hashes of parts, made in the scratch: the coded
- * parts decoded there first, then every part read where it lies and sorted
- * into the scratch after them (two passes over memory, where copying the
- * parts and sorting them whole took seven), checking for interrupts.
+ * parts decoded there first (parts' rooms are set to it), then every part
+ * sorted into the scratch after them (two passes over memory, where copying
+ * the parts and sorting them whole took seven).
  */
 static BloomAggRun *
-sort_into_run(BloomAggState *state, const bloom_hash_run *parts, int nparts,
+sort_into_run(BloomAggState *state, bloom_hash_run *parts, int nparts,
 			  uint64 total)
 {
 	uint64		ncoded = 0;
 	uint32	   *scratch;
 	uint32	   *sorted;
-	const uint32 **from;
-	size_t	   *lens;
-	size_t		ndistinct;
+	uint64		ndistinct;
 	BloomAggRun *run;
 	int			i;
 
@@ -370,29 +399,15 @@ sort_into_run(BloomAggState *state, const bloom_hash_run *parts, int nparts,
 			ncoded += parts[i].n;
 	scratch = scratch_for(state, ncoded + total + BLOOM_SORT_TMP_MIN);
 	sorted = scratch + ncoded;
-	from = MemoryContextAlloc(state->hdr.eoh_context, Max(nparts, 1) * sizeof(uint32 *));
-	lens = MemoryContextAlloc(state->hdr.eoh_context, Max(nparts, 1) * sizeof(size_t));
 	ncoded = 0;
 	for (i = 0; i < nparts; i++)
-	{
 		if (parts[i].code != NULL)
 		{
-			bloom_hash_run coded = parts[i];
-
-			coded.decode_into = scratch + ncoded;
-			bloom_decode_state_run(&coded);
-			from[i] = coded.decode_into;
+			parts[i].hashes = parts[i].decode_into = scratch + ncoded;
 			ncoded += parts[i].n;
 		}
-		else
-			from[i] = parts[i].hashes;
-		lens[i] = parts[i].n;
-	}
-	ndistinct = bloom_sort_unique_parts(from, lens, nparts, sorted, sorted + total,
-										BLOOM_SORT_TMP_MIN, bloom_interrupts_checked, NULL);
+	ndistinct = sort_blocks_unique(state, parts, nparts, sorted, sorted + total);
 	Assert(ndistinct <= total);
-	pfree(lens);
-	pfree(from);
 	run = bloom_alloc_hashes(state->hdr.eoh_context, offsetof(BloomAggRun, hashes),
 					   ndistinct);
 	init_block(run, ndistinct, ndistinct, true, false, 0);
@@ -588,31 +603,16 @@ static uint32 *
 sorted_distinct_hashes(BloomAggState *state, uint64 *ndistinct)
 {
 	bloom_hash_run *blocks;
-	const uint32 **parts;
-	size_t	   *lens;
 	uint32	   *out;
-	int			nparts;
+	int			nblocks;
 
-	/* in the state's context: the caller's may not allow pfree */
-	blocks = state_blocks(state, state->hdr.eoh_context, true, &nparts);
-	parts = MemoryContextAlloc(state->hdr.eoh_context, Max(nparts, 1) * sizeof(uint32 *));
-	lens = MemoryContextAlloc(state->hdr.eoh_context, Max(nparts, 1) * sizeof(size_t));
-	for (int n = 0; n < nparts; n++)
-	{
-		if (blocks[n].code != NULL)
-			bloom_decode_state_run(&blocks[n]);
-		parts[n] = blocks[n].hashes;
-		lens[n] = blocks[n].n;
-	}
+	blocks = state_blocks(state, state->hdr.eoh_context, true, &nblocks);
 	out = bloom_alloc_hashes(state->hdr.eoh_context, 0,
 					   Max(state_hashes(state), 1));
-	*ndistinct = bloom_sort_unique_parts(parts, lens, nparts, out,
-										 scratch_for(state, BLOOM_SORT_TMP_MIN),
-										 BLOOM_SORT_TMP_MIN, bloom_interrupts_checked, NULL);
+	*ndistinct = sort_blocks_unique(state, blocks, nblocks, out,
+									scratch_for(state, BLOOM_SORT_TMP_MIN));
 	Assert(*ndistinct <= state_hashes(state));
-	free_state_blocks(blocks, nparts);
-	pfree(lens);
-	pfree(parts);
+	free_state_blocks(blocks, nblocks);
 	return out;
 }
 
