@@ -14,11 +14,30 @@
 #ifndef BLOOM_KEY_ARG_H
 #define BLOOM_KEY_ARG_H
 
+#include "catalog/pg_collation.h"
 #include "fmgr.h"
 #include "utils/uuid.h"
 
 #include "bloom_compat.h"
 #include "bloom_keys.h"
+
+/*
+ * A text key compared under a nondeterministic collation could be equal to
+ * another under "=" with other bytes, and a filter would drop it: ERROR
+ * 0A000 for such a collation.  The last collation found deterministic is
+ * remembered (bloom_key_collation.c), so a call per row costs a compare.
+ */
+extern PGDLLIMPORT Oid bloom_deterministic_collation;
+extern void bloom_key_collation_check_slow(Oid collation);
+
+static inline void
+bloom_key_collation_check(Oid collation)
+{
+	if (likely(collation == bloom_deterministic_collation ||
+			   collation == C_COLLATION_OID || !OidIsValid(collation)))
+		return;
+	bloom_key_collation_check_slow(collation);
+}
 
 /* A text or bytea key, neither compressed nor out of line: its bytes. */
 static inline uint32
@@ -32,6 +51,8 @@ bloom_varlena_arg_hash(FunctionCallInfo fcinfo, int argno)
 {
 	struct varlena *key = (struct varlena *) PG_GETARG_POINTER(argno);
 
+	/* bytea has no collation; text has the one its "=" would use */
+	bloom_key_collation_check(PG_GET_COLLATION());
 	/* PG_GETARG_VARLENA_PP, with no call for a key read in place */
 	if (unlikely(VARATT_IS_EXTERNAL(key) || VARATT_IS_COMPRESSED(key)))
 		key = pg_detoast_datum_packed(key);

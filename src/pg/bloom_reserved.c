@@ -80,6 +80,8 @@ bloom_add_array(PG_FUNCTION_ARGS)
 	Datum		element;
 	bool		isnull;
 
+	/* text keys: the collation of the array, as text[]'s "=" would use */
+	bloom_key_collation_check(PG_GET_COLLATION());
 	/* the SQL functions are declared for key arrays alone */
 	if (!(elemtype == INT2OID || elemtype == INT4OID || elemtype == INT8OID ||
 		  elemtype == UUIDOID || get_typlen(elemtype) == -1))

@@ -1,0 +1,34 @@
+/*
+ * bloom_key_encode.h
+ *		The bytes of a value as a field of bloom_key: the same bytes for
+ *		every two values its type's "=" calls equal, or an error for a type
+ *		whose values cannot be written so (bloom_key_encode.c).
+ *
+ * Include after postgres.h.
+ */
+#ifndef BLOOM_KEY_ENCODE_H
+#define BLOOM_KEY_ENCODE_H
+
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+
+#include "bloom_compat.h"
+
+/*
+ * ERROR (0A000) unless values of type typid (a domain is its base type)
+ * compared under collation can be written as key bytes that are equal
+ * exactly when "=" says the values are; the error names the type, why, and
+ * the usual way around.  Looks into element, column and range subtypes.
+ */
+extern void bloom_key_check_type(Oid typid, int32 typmod, Oid collation);
+
+/*
+ * Append value (of type typid, compared under collation) to buf as one
+ * field: its length as 4 bytes, most significant first, then its bytes; a
+ * NULL is the length 0xFFFFFFFF alone.  The type must have passed
+ * bloom_key_check_type.
+ */
+extern void bloom_key_append_field(StringInfo buf, Oid typid, int32 typmod,
+								   Oid collation, Datum value, bool isnull);
+
+#endif							/* BLOOM_KEY_ENCODE_H */
