@@ -172,7 +172,7 @@ report_unsupported_key(Oid type)
 			(errcode(ERRCODE_UNDEFINED_FUNCTION),
 			 errmsg("a bloom filter key cannot be of type %s", format_type_be(type)),
 			 errdetail("Keys are text, bytea, smallint, integer, bigint or uuid values."),
-			 errhint("bloom_key(...) makes one bytea key of values of any types, for example bloom_agg(bloom_key(x), 10) and bloom_key(x) <~ filter.")));
+			 errhint("bloom_key(...) makes one bytea key of values of other types (numeric, dates and times, arrays, rows, ...), for example bloom_agg(bloom_key(x), 10) and bloom_key(x) <~ filter.")));
 	pg_unreachable();
 }
 
