@@ -157,6 +157,18 @@ SET LOCAL max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM setting_keys WHERE bloom_key(v) <> k;
 SELECT count(*) AS keys_changed_by_settings FROM setting_keys WHERE bloom_key(v) <> k;
 COMMIT;
+-- and under other client encodings, also those that cannot show these characters
+CREATE FUNCTION pg_temp.keys_changed_under(enc text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  n bigint;
+BEGIN
+  PERFORM set_config('client_encoding', enc, true);
+  SELECT count(*) INTO n FROM setting_keys WHERE bloom_key(v) <> k;
+  RETURN n;
+END $$;
+SELECT enc, pg_temp.keys_changed_under(enc) AS keys_changed
+  FROM unnest(ARRAY['UTF8', 'LATIN1', 'LATIN9', 'WIN1252', 'SQL_ASCII', 'EUC_JP', 'UTF8']) enc;
 RESET client_encoding;
 RESET DateStyle;
 RESET IntervalStyle;
