@@ -634,9 +634,9 @@ append_value(StringInfo buf, Oid typid, int32 typmod, Oid collation, Datum value
 			return;
 		case KIND_TEXT:
 		case KIND_BPCHAR:
-			bloom_key_collation_check(collation);
-			/* FALLTHROUGH */
 		case KIND_BYTEA:
+			/* bytea has no collation: InvalidOid passes */
+			bloom_key_collation_check(collation);
 			v = PG_DETOAST_DATUM_PACKED(value);
 			s = VARDATA_ANY(v);
 			len = VARSIZE_ANY_EXHDR(v);
