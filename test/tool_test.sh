@@ -525,6 +525,100 @@ cp a.bf out.bf
 "$TOOL" build --key-type int64 --bits-per-key 10 -o out.bf keys.txt 2>/dev/null || true
 same_file "a failed build with -o leaves an existing OUT as it was" a.bf out.bf
 
+# -o writes regular files only, and replaces one without changing what it is
+# (its mode, its owner, its other names); anything else is refused, untouched.
+seq 5 >five.keys
+# out_refused DESCRIPTION WHAT OUT: the build fails, naming OUT and WHAT it is,
+# and leaves no temporary file beside it
+out_refused() {
+	fails_with "$1" "$3: refusing to" timeout 10 "$TOOL" build --bits-per-key 10 -o "$3" five.keys
+	if grep -qF -- "$2" "$WORK/fw.err"; then ok "... the message says it is $2"
+	else not_ok "... the message says it is $2" "$(cat "$WORK/fw.err")"; fi
+	check "... and no temporary file is left beside it" \
+		test -z "$(find "$(dirname "$3")" -maxdepth 1 -name "$(basename "$3").??????" 2>/dev/null)"
+}
+if [ -c /dev/full ] && [ -w /dev/full ]; then
+	out_refused "-o /dev/full is refused (a device)" "a character device" /dev/full
+	check "/dev/full is still a character device" test -c /dev/full
+fi
+echo "the target" >target.txt
+ln -s target.txt link.bf
+out_refused "-o a symbolic link is refused" "a symbolic link" link.bf
+check "... the link is still a link to the same target" test -L link.bf -a "$(readlink link.bf)" = target.txt
+check "... and the target is untouched" test "$(cat target.txt)" = "the target"
+ln -s nowhere.bf dangling.bf
+out_refused "-o a dangling symbolic link is refused" "a symbolic link" dangling.bf
+check "... and nothing is created where it points" test ! -e nowhere.bf
+mkfifo fifo.bf
+# a FIFO opened for writing would wait for a reader: the timeout of out_refused
+# turns a hang into exit 124, which fails the check
+out_refused "-o a FIFO is refused, without waiting for a reader" "a FIFO" fifo.bf
+check "... and it is still a FIFO" test -p fifo.bf
+mkdir outdir
+out_refused "-o a directory is refused" "a directory" outdir
+if python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' sock.bf 2>/dev/null; then
+	out_refused "-o a socket is refused" "a socket" sock.bf
+	check "... and it is still a socket" test -S sock.bf
+fi
+for command in "union a.bf a.bf" "intersect a.bf a.bf" "picture a.bf"; do
+	fails_with "$command -o a symbolic link is refused" "link.bf: refusing to" \
+		"$TOOL" $command -o link.bf
+done
+check "... the target is still untouched" test "$(cat target.txt)" = "the target"
+
+echo old >mode.bf
+chmod 600 mode.bf
+check "-o over a 0600 file succeeds" "$TOOL" build --bits-per-key 10 -o mode.bf five.keys
+check "... and the file is still 0600" test "$(stat -c %a mode.bf)" = 600
+"$TOOL" build --bits-per-key 10 -o mode.ref five.keys
+same_file "... and holds the new filter" mode.ref mode.bf
+chmod 640 mode.bf
+"$TOOL" union --output-format text -o mode.bf a.bf a.bf
+check "union -o over a 0640 file keeps 0640" test "$(stat -c %a mode.bf)" = 640
+(umask 077 && "$TOOL" build --bits-per-key 10 -o umask.bf five.keys)
+check "a new file gets the umask's mode (077: 0600)" test "$(stat -c %a umask.bf)" = 600
+(umask 022 && "$TOOL" build --bits-per-key 10 -o umask2.bf five.keys)
+check "a new file gets the umask's mode (022: 0644)" test "$(stat -c %a umask2.bf)" = 644
+
+cp a.bf linked.bf
+ln linked.bf other-name.bf
+fails_with "-o a file with two hard links is refused" "2 hard links" \
+	"$TOOL" build --bits-per-key 10 -o linked.bf five.keys
+same_file "... and both names still hold the old bytes" a.bf other-name.bf
+check "... and they are still one file" test linked.bf -ef other-name.bf
+
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	echo old >owned.bf
+	chown 65534:65534 owned.bf
+	chmod 604 owned.bf
+	check "as root, -o over another user's file succeeds" \
+		"$TOOL" build --bits-per-key 10 -o owned.bf five.keys
+	check "... and the file keeps its owner, group and mode" \
+		test "$(stat -c '%u:%g %a' owned.bf)" = "65534:65534 604"
+	# a user who may write the directory but cannot give a file away
+	# (keys on stdin, and WORK opened for the walk to shared/)
+	chmod 711 "$WORK"
+	mkdir shared && chmod 777 shared
+	echo old >shared/root.bf
+	chmod 666 shared/root.bf
+	fails_with "-o over a file whose owner cannot be kept is refused" "could not be kept" \
+		bash -c 'setpriv --reuid=65534 --regid=65534 --clear-groups "$1" build --bits-per-key 10 -o shared/root.bf <five.keys' _ "$TOOL"
+	check "... and it still holds its old bytes, owned by root" \
+		test "$(cat shared/root.bf)" = old -a "$(stat -c %u shared/root.bf)" = 0
+	check "... and no temporary file is left beside it" \
+		test -z "$(find shared -name 'root.bf.??????')"
+fi
+
+# A write that fails part way (a file size limit; SIGXFSZ ignored, so the
+# write returns EFBIG) leaves OUT as it was and no temporary file.
+seq 1 200000 >many.keys
+cp a.bf big.bf
+rc=0
+(ulimit -f 8 && trap '' XFSZ && exec "$TOOL" build --bits-per-key 10 -o big.bf many.keys) 2>big.err || rc=$?
+check "a write that fails part way exits 2" test "$rc" -eq 2
+same_file "... and leaves OUT as it was" a.bf big.bf
+check "... and no temporary file" test -z "$(ls big.bf.?????? 2>/dev/null)"
+
 printf '\x00\x00\x00\x00\x00\x00\x00\x00\x00' >k0.bf
 fails_with "a filter whose last byte is 0" "bloomfilter: k0.bf: " "$TOOL" info k0.bf
 printf '\x00\x00\x00\x00\x00\x00\x00\x00\x1f' >k31.bf

@@ -28,10 +28,16 @@ typedef struct tool_command
 	"A FILTER is a file (- for stdin) holding the filter's raw bytes or SQL's\n" \
 	"text form, \\x and two hex digits a byte (what psql prints for a bloomfilter).\n"
 
+#define OUT_FILE_HELP \
+	"  -o, --output OUT    write to OUT (all or nothing) instead of stdout: a new\n" \
+	"                      file, or a regular file replaced with its mode and\n" \
+	"                      owner kept; a link, a device, a FIFO, a directory or\n" \
+	"                      a file with other hard links is refused\n"
+
 #define OUTPUT_HELP \
 	"  --output-format FMT raw (default): the filter's bytes; text: SQL's \\x form\n" \
 	"                      and a newline, for psql and COPY (FORMAT csv)\n" \
-	"  -o, --output OUT    write to OUT (all or nothing) instead of stdout\n"
+	OUT_FILE_HELP
 
 static const tool_command commands[] = {
 	{"build", cmd_build,
@@ -105,7 +111,7 @@ static const tool_command commands[] = {
 		"\n"
 		"  --width W           the picture's width in pixels, 100 to 100000\n"
 		"  --regions R         cells, 1 to 1000000 (at most one a bit)\n"
-		"  -o, --output OUT    write to OUT (all or nothing) instead of stdout\n"
+		OUT_FILE_HELP
 		"\n"
 		FILTER_HELP},
 };
