@@ -277,6 +277,65 @@ def test_errors(bf):
           and all(len(m) > 10 for m in msgs.values()), msgs)
     check("from_bytes(float) is a TypeError",
           raises(TypeError, B.from_bytes, 1.5))
+
+    # Text that is not the text form is refused rather than read as raw
+    # bytes, a filter of k 10 (its final newline) answering at random.
+    # psql 15's table output of the filter of "1" to "6" at 10 bits a key:
+    six = B.build([str(i) for i in range(1, 7)], 10)
+    check("the psql sample's value is the filter of 1 to 6",
+          bytes(six).hex() == "1181413103a95d3706", bytes(six).hex())
+    aligned = (b"      bloom_agg       \n----------------------\n"
+               b" \\x1181413103a95d3706\n(1 row)\n\n")
+    expanded = b"-[ RECORD 1 ]-----------\nf | \\x1181413103a95d3706\n\n"
+    unaligned = b"f\n\\x1181413103a95d3706\n(1 row)\n"
+    for label, data in [("aligned bytes", aligned),
+                        ("aligned str", aligned.decode()),
+                        ("aligned bytearray", bytearray(aligned)),
+                        ("expanded", expanded), ("unaligned", unaligned)]:
+        e = raises(ValueError, B.from_bytes, data)
+        check("from_bytes(psql's %s output) is a ValueError suggesting "
+              "psql -XAt" % label, e is not None and "psql -XAt" in str(e), e)
+    e = raises(ValueError, B, aligned)
+    check("BloomFilter(psql's aligned output) too",
+          e is not None and "psql -XAt" in str(e), e)
+    check("psql -XAt's output reads as the filter: 1 to 6 present",
+          B.from_bytes(b"\\x1181413103a95d3706\n") == six
+          and all(six.may_contain_many([str(i) for i in range(1, 7)])))
+    for label, data in [("hex without \\x", b"1181413103a95d3706\n"),
+                        ("a doubled \\\\x", b"\\\\x1181413103a95d3706\n"),
+                        ("UTF-8 text", "café\n".encode()),
+                        ("printable bytes and a newline", b"abcdefgh\n")]:
+        e = raises(ValueError, B.from_bytes, data)
+        check("from_bytes(%s) is a ValueError offering raw=True" % label,
+              e is not None and "raw=True" in str(e), e)
+    e = raises(ValueError, B.from_bytes, b"\\x11814131zz03a95d3706\n")
+    check("text starting \\x with a bad digit: the text form's error",
+          e is not None and "hex digits" in str(e), e)
+
+    textlike = b"abcdefgh\n"            # raw bytes of k 10 that are all text
+    f_raw = B.from_bytes(textlike, raw=True)
+    check("from_bytes(raw=True) takes them as they are",
+          bytes(f_raw) == textlike and f_raw.k == 10
+          and B(textlike, raw=True) == f_raw
+          and B.from_bytes(bytearray(textlike), raw=True) == f_raw
+          and B.from_bytes(memoryview(textlike), raw=True) == f_raw)
+    probes = ["a", "b", "key-7", "1", "zz"]
+    check("... and answers as LevelDB does on those bytes",
+          f_raw.may_contain_many(probes)
+          == [raw_may_match(textlike, k.encode()) for k in probes])
+    check("... info() counts their bits",
+          f_raw.info()["bits_set"] == popcount(textlike[:-1]))
+    check("a filter that looks like text survives pickle",
+          all(pickle.loads(pickle.dumps(f_raw, proto)) == f_raw
+              for proto in range(pickle.HIGHEST_PROTOCOL + 1)))
+    check("from_bytes(raw=True) does not read the text form",
+          bytes(B.from_bytes(b"\\x1181413103a95d3706\n", raw=True))
+          == b"\\x1181413103a95d3706\n")
+    check("from_bytes(raw=True) still validates",
+          raises(ValueError, B.from_bytes, b"\x00" * 8 + b"\x00", True)
+          and raises(ValueError, B.from_bytes, b"\x06", True))
+    check("from_bytes(str, raw=True) is a TypeError",
+          raises(TypeError, B.from_bytes, "\\x0006", True))
     other = B.build(["a"] * 100, 10)
     check("union and intersection of different sizes are ValueErrors",
           raises(ValueError, lambda: f | other)
@@ -285,6 +344,24 @@ def test_errors(bf):
           raises(ValueError, lambda: B.build(["a"], 10) | B.build(["a"], 11)))
     check("f | bytes is a TypeError",
           raises(TypeError, lambda: f | bytes(f)))
+
+
+def raw_may_match(filt, key):
+    """LevelDB's KeyMayMatch on filt's bytes, written here (util/bloom.cc)."""
+    bits = (len(filt) - 1) * 8
+    k = filt[-1]
+    if len(filt) < 2:
+        return False
+    if k > 30:
+        return True
+    h = leveldb_hash(key)
+    delta = ((h >> 17) | (h << 15)) & 0xFFFFFFFF
+    for _ in range(k):
+        b = h % bits
+        if not filt[b // 8] & (1 << (b % 8)):
+            return False
+        h = (h + delta) & 0xFFFFFFFF
+    return True
 
 
 def popcount(b):

@@ -300,6 +300,14 @@ def cmd_uuid(in_path, hex_path):
             h.write(uuid.UUID(s).bytes.hex() + "\n")
 
 
+def cmd_probe_raw(filter_path, out_path, *keys):
+    """probe's lines for keys, the file's bytes taken as they are."""
+    filt = open(filter_path, "rb").read()
+    with open(out_path, "w") as out:
+        for key in keys:
+            out.write("%s\t%s\n" % (key, "true" if may_match(filt, key.encode()) else "false"))
+
+
 def cmd_rewrite_k(src, dst, k):
     f = bytearray(read_filter(src))
     f[-1] = int(k)
@@ -641,6 +649,70 @@ e31=$("$TOOL" info k31.bf 2>&1 || true)
 e1=$("$TOOL" info short.bf 2>&1 || true)
 check "the three bad filters get three different messages" \
 	test "$e0" != "$e31" -a "$e31" != "$e1" -a "$e0" != "$e1"
+
+# Text that is not the text form is not taken for raw bytes (it would be a
+# filter of k 10, its final newline, answering at random). psql's table
+# output, as psql 15 printed it for the filter of the keys 1 to 6 at 10 bits
+# a key (the bytes 11 81 41 31 03 a9 5d 37 06), gets a hint at -XAt.
+printf '      bloom_agg       \n----------------------\n \\x1181413103a95d3706\n(1 row)\n\n' >aligned.out
+printf -- '-[ RECORD 1 ]-----------\nf | \\x1181413103a95d3706\n\n' >expanded.out
+printf 'f\n\\x1181413103a95d3706\n(1 row)\n' >unaligned.out
+printf '\\x1181413103a95d3706\n' >at.txt
+seq 1 6 | "$TOOL" build --bits-per-key 10 -o six.bf
+check "the sample is psql's value of the filter of 1 to 6" ref same-filter six.bf at.txt
+for out in aligned expanded unaligned; do
+	fails_with "probe refuses psql's $out output, with a hint at psql -XAt" "psql -XAt" \
+		"$TOOL" probe $out.out 1
+done
+for command in "union aligned.out" "intersect six.bf" "explain --key-type text" "probe --unchecked"; do
+	fails_with "$command refuses psql's aligned output, with the hint" "aligned.out: The input is psql's table output" \
+		"$TOOL" $command aligned.out 1
+done
+for command in info picture; do
+	fails_with "$command refuses psql's aligned output, with the hint" "aligned.out: The input is psql's table output" \
+		"$TOOL" $command aligned.out
+done
+fails_with "psql's aligned output on stdin: refused with the hint" "stdin: The input is psql's table output" \
+	"$TOOL" probe - 1 <aligned.out
+check "psql -XAt's output answers true for keys 1 to 6" \
+	test "$("$TOOL" probe at.txt 1 2 3 4 5 6 | cut -f2 | sort -u)" = true
+printf '1181413103a95d3706\n' >nox.txt
+fails_with "hex without \\x is refused as text, not a filter" "nox.txt: The input is text but not a filter's text form" \
+	"$TOOL" info nox.txt
+check "... and the message offers --raw" grep -qF -- "--raw reads it" "$WORK/fw.err"
+printf '\\\\x1181413103a95d3706\n' >doubled.txt
+fails_with "a doubled \\\\x (COPY's text format) is refused as text" "doubled.txt: The input is text but not" \
+	"$TOOL" probe doubled.txt 1
+printf '\\x11814131zz03a95d3706\n' >badhex.txt
+fails_with "text starting \\x with a bad digit: the text form's error" "only hex digits" \
+	"$TOOL" probe badhex.txt 1
+printf 'caf\xc3\xa9 au lait\n' >utf8.txt
+fails_with "UTF-8 text is refused as text" "utf8.txt: The input is text but not" "$TOOL" info utf8.txt
+
+# --raw: a file that does hold raw bytes, all of them text (a bit array of
+# printable bytes and k 10, a newline), is read as they are
+printf 'abcdefgh\n' >textlike.bf
+fails_with "raw bytes that are all text are refused without --raw" "textlike.bf: The input is text" \
+	"$TOOL" probe textlike.bf a
+for command in probe "probe --unchecked"; do
+	"$TOOL" $command --raw textlike.bf a b key-7 1 >raw-probe.out || true
+	ref probe-raw textlike.bf raw-probe.ref a b key-7 1
+	same_file "$command --raw reads them as they are (answers from the Python reference)" raw-probe.ref raw-probe.out
+done
+"$TOOL" info --raw textlike.bf >raw-info.out || true
+check "info --raw: counted in Python" ref info textlike.bf raw-info.out
+check "union --raw and intersect --raw of it with itself: the same bytes" \
+	bash -c '"$1" union --raw -o u.bf textlike.bf textlike.bf && cmp -s u.bf textlike.bf &&
+		"$1" intersect --raw textlike.bf textlike.bf | cmp -s - textlike.bf' _ "$TOOL"
+check "explain --raw and picture --raw read it" \
+	bash -c '"$1" explain --raw textlike.bf a >/dev/null && "$1" picture --raw textlike.bf >/dev/null' _ "$TOOL"
+check "--raw takes the text form's characters for bytes (21 of them)" \
+	bash -c '"$1" info --raw at.txt | grep -qx "bytes	21"' _ "$TOOL"
+fails_with "--raw still validates: k 0" "k0.bf: " "$TOOL" info --raw k0.bf
+printf '\x00\x00\x00\x00\x00\x00\x00\x00\x1f' >k31raw.bf
+check "probe --unchecked --raw answers for any bytes (k 31: true)" \
+	test "$("$TOOL" probe --unchecked --raw k31raw.bf a)" = $'a\ttrue'
+fails_with "build takes no --raw" "unknown option" "$TOOL" build --raw --bits-per-key 10 five.keys
 
 fails_with "build without --bits-per-key: usage, exit 2" "usage: bloomfilter build" \
 	"$TOOL" build a.keys

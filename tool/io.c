@@ -145,18 +145,41 @@ tool_read_file(const char *path, size_t *len)
 	return buf;
 }
 
+/*
+ * Dies with what is wrong with a filter file; text that is not the text
+ * form may still be raw bytes, which --raw reads.
+ */
+static void
+filter_error(const char *path, int rc)
+{
+	tool_die("%s: %s%s", tool_display_name(path), bloomfilter_strerror(rc),
+			 rc == BLOOMFILTER_ERR_TEXT ?
+			 " If the file does hold a filter's raw bytes, --raw reads it as they are." : "");
+}
+
 void
-tool_load_filter(const char *path, tool_filter *filter)
+tool_load_filter(const char *path, bool raw, tool_filter *filter)
 {
 	size_t		input_len;
 	uint8_t    *input = tool_read_file(path, &input_len);
 	int			rc;
 
 	filter->path = path;
+	filter->read_raw = false;
+	if (raw)
+	{
+		/* the file's bytes are the filter: this allocation is kept */
+		if ((rc = bloomfilter_validate(input, input_len)) != BLOOMFILTER_OK)
+			filter_error(path, rc);
+		filter->bytes = input;
+		filter->len = input_len;
+		filter->read_raw = true;
+		return;
+	}
 	rc = bloomfilter_parse(input, input_len, &filter->bytes, &filter->len);
 	free(input);
 	if (rc != BLOOMFILTER_OK)
-		tool_die("%s: %s", tool_display_name(path), bloomfilter_strerror(rc));
+		filter_error(path, rc);
 }
 
 void
@@ -172,21 +195,33 @@ tool_filter_info(const tool_filter *filter, bloomfilter_info *info)
 void
 tool_filter_free(tool_filter *filter)
 {
-	bloomfilter_free(filter->bytes);
+	if (filter->read_raw)
+		free(filter->bytes);
+	else
+		bloomfilter_free(filter->bytes);
 	filter->bytes = NULL;
 }
 
 void
-tool_load_filter_unchecked(const char *path, tool_filter *filter)
+tool_load_filter_unchecked(const char *path, bool raw, tool_filter *filter)
 {
 	size_t		whole;
 	uint8_t    *input = tool_read_file(path, &whole);
-	int			error = bloomfilter_read(input, whole, &filter->bytes, &filter->len);
+	int			error;
 
+	filter->path = path;
+	filter->read_raw = false;
+	if (raw)
+	{
+		filter->bytes = input;
+		filter->len = whole;
+		filter->read_raw = true;
+		return;
+	}
+	error = bloomfilter_read(input, whole, &filter->bytes, &filter->len);
 	free(input);
 	if (error != BLOOMFILTER_OK)
-		tool_die("%s: %s", tool_display_name(path), bloomfilter_strerror(error));
-	filter->path = path;
+		filter_error(path, error);
 }
 
 void

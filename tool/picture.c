@@ -167,11 +167,11 @@ cmd_picture(int argc, char **argv)
 	char		color[8];
 	char		estimate[64];
 
-	tool_parse_args(argc, argv, OPT_WIDTH | OPT_REGIONS | OPT_OUTPUT, &args);
+	tool_parse_args(argc, argv, OPT_WIDTH | OPT_REGIONS | OPT_OUTPUT | OPT_RAW, &args);
 	if (args.npositional != 1)
 		tool_usage_error("picture", "picture takes one FILTER");
 
-	tool_load_filter(args.positional[0], &filter);
+	tool_load_filter(args.positional[0], args.raw, &filter);
 	tool_filter_info(&filter, &info);
 
 	bits = info.bits;
