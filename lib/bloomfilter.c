@@ -433,6 +433,35 @@ bloomfilter_intersect_into(uint8_t *dst, size_t dst_len, const uint8_t *src,
 
 /* ---- statistics ---- */
 
+static void
+info_of_stats(const bloom_stats *stats, bloomfilter_info *info)
+{
+	info->bytes = stats->filter_bytes;
+	info->bits = stats->bits;
+	info->k = stats->k;
+	info->bits_set = stats->bits_set;
+	info->fill_ratio = stats->fill_ratio;
+	info->estimated_keys = stats->estimated_keys;
+	info->false_positive_rate = stats->false_positive_rate;
+}
+
+int
+bloomfilter_get_info_fast(const uint8_t *filter, size_t len,
+						  bloomfilter_info *info)
+{
+	bloom_stats stats;
+	int			error;
+
+	if (info == NULL)
+		return BLOOMFILTER_ERR_ARGUMENT;
+	if ((error = bloomfilter_validate(filter, len)) != BLOOMFILTER_OK)
+		return error;
+	/* one popcount pass; the estimates are bloom_stats_of's formulas */
+	bloom_stats_of(filter, len, &stats);
+	info_of_stats(&stats, info);
+	return BLOOMFILTER_OK;
+}
+
 int
 bloomfilter_get_info(const uint8_t *filter, size_t len, bloomfilter_info *info)
 {
@@ -456,13 +485,7 @@ bloomfilter_get_info(const uint8_t *filter, size_t len, bloomfilter_info *info)
 	stats.false_positive_rate = bloom_scheme_fpr(filter, len,
 												 BLOOM_SCHEME_PROBES_DEFAULT,
 												 stats.false_positive_rate);
-	info->bytes = stats.filter_bytes;
-	info->bits = stats.bits;
-	info->k = stats.k;
-	info->bits_set = stats.bits_set;
-	info->fill_ratio = stats.fill_ratio;
-	info->estimated_keys = stats.estimated_keys;
-	info->false_positive_rate = stats.false_positive_rate;
+	info_of_stats(&stats, info);
 	return BLOOMFILTER_OK;
 }
 

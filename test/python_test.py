@@ -21,12 +21,14 @@ bitwise OR/AND computed here.
 """
 import enum
 import hashlib
+import math
 import os
 import pickle
 import random
 import struct
 import subprocess
 import sys
+import time
 import uuid
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -346,6 +348,40 @@ def test_errors(bf):
           raises(TypeError, lambda: f | bytes(f)))
 
 
+def close(a, b):
+    return a == b or abs(a - b) <= 1e-12 * abs(b)
+
+
+def best_time(fn, repeat=3):
+    best = None
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        t = time.perf_counter() - t
+        best = t if best is None else min(best, t)
+    return best
+
+
+def check_info_cost(B):
+    """info() reads the bytes once: its cost against references measured in
+    the same run, never a fixed time (simulating probes took 17-32 ms for a
+    9-byte filter and 25 s for 200 MB)."""
+    small = B.build(["a", "b", "c"], 10)
+    t_info = best_time(lambda: [small.info() for _ in range(10000)])
+    t_union = best_time(lambda: [small | small for _ in range(10000)])
+    check("info() of a 9-byte filter: %.2f us a call, at most 10 times a "
+          "union's (%.2f us)" % (t_info * 100, t_union * 100),
+          t_info <= 10 * t_union)
+    raw = random.Random(11).randbytes(64 << 20) + b"\x06"
+    big = B.from_bytes(raw, raw=True)
+    t_info = best_time(big.info)
+    t_pop = best_time(lambda: int.from_bytes(raw, "little").bit_count())
+    check("info() of 64 MB: %.3f s, at most 2 times a popcount of the same "
+          "bytes in Python (%.3f s)" % (t_info, t_pop), t_info <= 2 * t_pop)
+    check("... and its bits_set is that popcount",
+          big.info()["bits_set"] == int.from_bytes(raw[:-1], "little").bit_count())
+
+
 def raw_may_match(filt, key):
     """LevelDB's KeyMayMatch on filt's bytes, written here (util/bloom.cc)."""
     bits = (len(filt) - 1) * 8
@@ -406,6 +442,27 @@ def test_filters(bf):
     check("info(): false_positive_rate near the measured %.4f" % measured,
           0.5 * measured < info["false_positive_rate"] < 2 * measured,
           info["false_positive_rate"])
+    fill, k = bits_set / info["bits"], raw[-1]
+    check("info(): the estimates are the ideal filter's formulas, computed here",
+          close(info["estimated_keys"], -info["bits"] / k * math.log1p(-fill))
+          and close(info["false_positive_rate"], fill ** k), info)
+    measured_info = f.info(measure=True)
+    check("info(measure=True): the same counts",
+          all(measured_info[n] == info[n]
+              for n in ("bytes", "bits", "k", "bits_set", "fill_ratio")),
+          measured_info)
+    check("info(measure=True): estimated_keys within 3% of 10,000",
+          abs(measured_info["estimated_keys"] - 10000) < 300, measured_info)
+    check("info(measure=True): false_positive_rate near the measured %.4f"
+          % measured, 0.5 * measured < measured_info["false_positive_rate"]
+          < 2 * measured, measured_info)
+    check("info(measure) takes any truth value; positional too",
+          f.info(True) == measured_info and f.info(0) == info)
+    full = B.from_bytes(b"\xff" * 8 + b"\x06")
+    check("info() of a full filter: estimated_keys is infinite, rate 1",
+          full.info()["estimated_keys"] == math.inf
+          and full.info()["false_positive_rate"] == 1.0, full.info())
+    check_info_cost(B)
     empty = B.build([], 10)
     check("info() of an empty filter: 0 bits set, 0 keys",
           empty.info()["bits_set"] == 0 and empty.info()["estimated_keys"] == 0

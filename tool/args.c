@@ -32,6 +32,7 @@ static const option_def options[] = {
 	{"regions", 0, OPT_REGIONS, true},
 	{"unchecked", 0, OPT_UNCHECKED, false},
 	{"raw", 0, OPT_RAW, false},
+	{"measure", 0, OPT_MEASURE, false},
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -96,6 +97,9 @@ set_option(tool_args *args, const option_def *opt, const char *value)
 			break;
 		case OPT_RAW:
 			args->raw = true;
+			break;
+		case OPT_MEASURE:
+			args->measure = true;
 			break;
 	}
 }

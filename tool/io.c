@@ -183,9 +183,12 @@ tool_load_filter(const char *path, bool raw, tool_filter *filter)
 }
 
 void
-tool_filter_info(const tool_filter *filter, bloomfilter_info *info)
+tool_filter_info(const tool_filter *filter, bool measure,
+				 bloomfilter_info *info)
 {
-	int			rc = bloomfilter_get_info(filter->bytes, filter->len, info);
+	int			rc = measure ?
+		bloomfilter_get_info(filter->bytes, filter->len, info) :
+		bloomfilter_get_info_fast(filter->bytes, filter->len, info);
 
 	if (rc != BLOOMFILTER_OK)
 		tool_die("%s: %s", tool_display_name(filter->path),

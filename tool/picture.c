@@ -172,7 +172,8 @@ cmd_picture(int argc, char **argv)
 		tool_usage_error("picture", "picture takes one FILTER");
 
 	tool_load_filter(args.positional[0], args.raw, &filter);
-	tool_filter_info(&filter, &info);
+	/* the legend's estimates are bloom_info's, as the pictures in doc/img show */
+	tool_filter_info(&filter, true, &info);
 
 	bits = info.bits;
 	/* a region of no bits would have no fill to show */

@@ -79,6 +79,7 @@ typedef struct tool_args
 	long		regions;
 	bool		unchecked;
 	bool		raw;			/* FILTER files hold raw bytes, whatever they look like */
+	bool		measure;		/* info: bloom_info's measured estimates */
 	/* positional arguments, in order */
 	int			npositional;
 	char	  **positional;
@@ -92,6 +93,7 @@ typedef struct tool_args
 #define OPT_REGIONS			(1u << 5)
 #define OPT_UNCHECKED		(1u << 6)
 #define OPT_RAW				(1u << 7)
+#define OPT_MEASURE			(1u << 8)
 
 /*
  * Parses argv (the command's arguments, argv[0] being the command) into
@@ -123,8 +125,13 @@ typedef struct tool_filter
 void		tool_load_filter(const char *path, bool raw, tool_filter *filter);
 void		tool_filter_free(tool_filter *filter);
 
-/* The filter's bloom_info figures (info, picture). */
-void		tool_filter_info(const tool_filter *filter, bloomfilter_info *info);
+/*
+ * The filter's bloom_info figures (info, picture): with measure, exactly
+ * bloom_info's, measured on LevelDB's scheme (as long as a build); else in
+ * one pass, the estimates by formula (bloomfilter_get_info_fast).
+ */
+void		tool_filter_info(const tool_filter *filter, bool measure,
+							 bloomfilter_info *info);
 
 /*
  * The same without validation, for probing bytes as LevelDB's KeyMayMatch

@@ -126,11 +126,19 @@ class BloomFilter:
         """The filter's size in bytes, k byte included."""
         return len(self._bytes)
 
-    def info(self):
+    def info(self, measure=False):
         """SQL's bloom_info figures, as a dict: bytes, bits, k, bits_set,
-        fill_ratio, estimated_keys, false_positive_rate."""
+        fill_ratio, estimated_keys, false_positive_rate.
+
+        One pass over the bytes: the counts are bloom_info's, and the two
+        estimates the ideal filter's formulas, -bits/k * ln(1 - fill_ratio)
+        and fill_ratio ** k, which read low for large filters (LevelDB's
+        probes fall short of an ideal filter's: at 10 bits a key and a
+        million keys, 14% fewer keys and a third of the rate).
+        ``measure=True`` gives bloom_info's estimates exactly, measured on
+        LevelDB's scheme, in about the time of building the filter again."""
         (nbytes, bits, k, bits_set, fill_ratio, estimated_keys,
-         fpr) = _c.info(self._bytes)
+         fpr) = _c.info(self._bytes, measure)
         return {
             "bytes": nbytes,
             "bits": bits,

@@ -148,6 +148,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				   info.bits_set <= info.bits && info.bytes == len && info.k == k &&
 				   info.false_positive_rate >= 0 && info.false_positive_rate <= 1,
 				   "info out of range");
+	{
+		/* one pass: bloomfilter_get_info's counts, and estimates in range */
+		bloomfilter_info fast;
+
+		FUZZ_CHECK(bloomfilter_get_info_fast(filter, len, &fast) == BLOOMFILTER_OK &&
+				   fast.bytes == len && fast.k == k &&
+				   fast.bits == (uint64_t) (len - 1) * 8 && fast.bits_set <= fast.bits &&
+				   fast.false_positive_rate >= 0 && fast.false_positive_rate <= 1 &&
+				   fast.estimated_keys >= 0, "fast info out of range");
+		if (h % INFO_EVERY == 0)
+			FUZZ_CHECK(fast.bits_set == info.bits_set && fast.fill_ratio == info.fill_ratio,
+					   "fast info's counts differ from info's");
+	}
 	copy = fuzz_dup(filter, len);
 	FUZZ_CHECK(bloomfilter_union_into(copy, len, filter, len) == BLOOMFILTER_OK &&
 			   memcmp(copy, filter, len) == 0, "a filter united with itself changed");

@@ -387,6 +387,21 @@ test_combine_and_info(void)
 	check(info.false_positive_rate > 0.003 && info.false_positive_rate < 0.03,
 		  "info: a false-positive rate near 1%% (%g)", info.false_positive_rate);
 	check(bloomfilter_get_info(a, 1, &info) == BLOOMFILTER_ERR_TOO_SHORT, "info of bad bytes is refused");
+	{
+		bloomfilter_info fast;
+		double		fill = (double) set / (double) info.bits;
+
+		check(bloomfilter_get_info_fast(a, alen, &fast) == BLOOMFILTER_OK &&
+			  fast.bytes == info.bytes && fast.bits == info.bits && fast.k == info.k &&
+			  fast.bits_set == info.bits_set && fast.fill_ratio == info.fill_ratio,
+			  "fast info: the counts of info");
+		check(fabs(fast.estimated_keys + (double) info.bits / 6 * log1p(-fill)) <
+			  1e-9 * fast.estimated_keys && fabs(fast.false_positive_rate - pow(fill, 6)) <
+			  1e-12 * fast.false_positive_rate, "fast info: the ideal filter's formulas");
+		check(bloomfilter_get_info_fast(a, 1, &fast) == BLOOMFILTER_ERR_TOO_SHORT &&
+			  bloomfilter_get_info_fast(a, alen, NULL) == BLOOMFILTER_ERR_ARGUMENT,
+			  "fast info of bad bytes or no result is refused");
+	}
 
 	/* LevelDB's probe loop, written out: h % bits by division */
 	h = bloomfilter_hash("a1", 2);
