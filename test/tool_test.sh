@@ -475,7 +475,7 @@ check "info --measure: the estimates LevelDB's scheme gives (200,000 keys within
 check "info --raw --measure: both options together" "$TOOL" info --raw --measure large.bf
 
 # Its cost, against what the same run measures: a 200 MB filter (random bytes,
-# k 6) costs info no more than twice what loading it costs probe (read,
+# k 6) costs info no more than three times what loading it costs probe (read,
 # check, one key), best of three each; probing millions of times took 25 s.
 head -c 200000000 /dev/urandom >huge.bf
 printf '\x06' >>huge.bf
@@ -489,8 +489,8 @@ best_of_3() {
 }
 t_info=$(best_of_3 "$TOOL" info huge.bf)
 t_load=$(best_of_3 "$TOOL" probe huge.bf key)
-check "info of 200 MB: ${t_info} s, at most 2x probe's load of it (${t_load} s)" \
-	awk -v a="$t_info" -v b="$t_load" 'BEGIN { exit !(a <= 2 * b) }'
+check "info of 200 MB: ${t_info} s, at most 3x probe's load of it (${t_load} s)" \
+	awk -v a="$t_info" -v b="$t_load" 'BEGIN { exit !(a <= 3 * b) }'
 rm -f huge.bf
 
 "$TOOL" union -o ab.bf a.bf b.txt || true
