@@ -64,6 +64,10 @@ bloomfilter_strerror(int error)
 			return bloom_status_message(BLOOM_ERR_HEX_DIGIT);
 		case BLOOMFILTER_ERR_GEOMETRY:
 			return "Filters can be combined only when they have the same size and the same k.";
+		case BLOOMFILTER_ERR_TEXT:
+			return "The input is text but not a filter's text form (\\x and an even number of hex digits, then only white space), and text is not taken for a filter's raw bytes.";
+		case BLOOMFILTER_ERR_PSQL_TABLE:
+			return "The input is psql's table output (a header, the value and a row count), not a filter: fetch the filter with psql -XAt (unaligned, tuples only).";
 	}
 	return "Unknown error.";
 }
@@ -429,6 +433,35 @@ bloomfilter_intersect_into(uint8_t *dst, size_t dst_len, const uint8_t *src,
 
 /* ---- statistics ---- */
 
+static void
+info_of_stats(const bloom_stats *stats, bloomfilter_info *info)
+{
+	info->bytes = stats->filter_bytes;
+	info->bits = stats->bits;
+	info->k = stats->k;
+	info->bits_set = stats->bits_set;
+	info->fill_ratio = stats->fill_ratio;
+	info->estimated_keys = stats->estimated_keys;
+	info->false_positive_rate = stats->false_positive_rate;
+}
+
+int
+bloomfilter_get_info_fast(const uint8_t *filter, size_t len,
+						  bloomfilter_info *info)
+{
+	bloom_stats stats;
+	int			error;
+
+	if (info == NULL)
+		return BLOOMFILTER_ERR_ARGUMENT;
+	if ((error = bloomfilter_validate(filter, len)) != BLOOMFILTER_OK)
+		return error;
+	/* one popcount pass; the estimates are bloom_stats_of's formulas */
+	bloom_stats_of(filter, len, &stats);
+	info_of_stats(&stats, info);
+	return BLOOMFILTER_OK;
+}
+
 int
 bloomfilter_get_info(const uint8_t *filter, size_t len, bloomfilter_info *info)
 {
@@ -452,13 +485,7 @@ bloomfilter_get_info(const uint8_t *filter, size_t len, bloomfilter_info *info)
 	stats.false_positive_rate = bloom_scheme_fpr(filter, len,
 												 BLOOM_SCHEME_PROBES_DEFAULT,
 												 stats.false_positive_rate);
-	info->bytes = stats.filter_bytes;
-	info->bits = stats.bits;
-	info->k = stats.k;
-	info->bits_set = stats.bits_set;
-	info->fill_ratio = stats.fill_ratio;
-	info->estimated_keys = stats.estimated_keys;
-	info->false_positive_rate = stats.false_positive_rate;
+	info_of_stats(&stats, info);
 	return BLOOMFILTER_OK;
 }
 
@@ -553,6 +580,147 @@ starts_as_text(const uint8_t *input, size_t input_len)
 	return input_len >= 2 && input[0] == '\\' && input[1] == 'x';
 }
 
+/*
+ * The length of the UTF-8 sequence of two to four bytes at p (at most n
+ * bytes), or 0 where none starts there: a lead byte C2 to F4 and its
+ * continuation bytes, none overlong, no surrogate, nothing past U+10FFFF.
+ */
+static size_t
+utf8_sequence(const uint8_t *p, size_t n)
+{
+	size_t		len;
+	uint8_t		lo = 0x80,
+				hi = 0xbf;
+
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+	{
+		len = 3;
+		if (p[0] == 0xe0)
+			lo = 0xa0;
+		else if (p[0] == 0xed)
+			hi = 0x9f;
+	}
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+	{
+		len = 4;
+		if (p[0] == 0xf0)
+			lo = 0x90;
+		else if (p[0] == 0xf4)
+			hi = 0x8f;
+	}
+	else
+		return 0;
+	if (n < len || p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/*
+ * Text from end to end: printable ASCII, white space and UTF-8.  A filter's
+ * bit array of any size is that only by chance, and its k byte (1 to 30) is
+ * text only as white space (9 to 13), so such input is taken for text.
+ */
+static bool
+is_text(const uint8_t *input, size_t input_len)
+{
+	size_t		i = 0;
+
+	while (i < input_len)
+	{
+		uint8_t		c = input[i];
+
+		if ((c >= 0x20 && c < 0x7f) || is_space(c))
+			i++;
+		else if (c >= 0x80)
+		{
+			size_t		len = utf8_sequence(input + i, input_len - i);
+
+			if (len == 0)
+				return false;
+			i += len;
+		}
+		else
+			return false;
+	}
+	return true;
+}
+
+/* A line of psql's table output: "(N row)", "(N rows)" or "-[ RECORD N ]". */
+static bool
+is_psql_line(const uint8_t *line, size_t len)
+{
+	size_t		i = 0,
+				digits;
+
+	while (len > 0 && is_space(line[len - 1]))
+		len--;
+	while (i < len && line[i] == ' ')
+		i++;
+	if (len - i >= 10 && memcmp(line + i, "-[ RECORD ", 10) == 0)
+		return true;
+	if (i >= len || line[i++] != '(')
+		return false;
+	for (digits = 0; i < len && line[i] >= '0' && line[i] <= '9'; i++)
+		digits++;
+	if (digits == 0)
+		return false;
+	return (len - i == 5 && memcmp(line + i, " row)", 5) == 0) ||
+		(len - i == 6 && memcmp(line + i, " rows)", 6) == 0);
+}
+
+/* psql's aligned or unaligned output with its row count, or its expanded output. */
+static bool
+is_psql_table(const uint8_t *input, size_t input_len)
+{
+	size_t		start = 0;
+
+	while (start < input_len)
+	{
+		const uint8_t *nl = memchr(input + start, '\n', input_len - start);
+		size_t		end = nl ? (size_t) (nl - input) : input_len;
+
+		if (is_psql_line(input + start, end - start))
+			return true;
+		start = end + 1;
+	}
+	return false;
+}
+
+/*
+ * Why input that is not the text form's shape is not a filter's raw bytes
+ * either (see bloomfilter_parse), or OK where it may be raw bytes;
+ * text_error is what was wrong with it as the text form, if anything.
+ */
+static int
+refuse_text(const uint8_t *input, size_t input_len, int text_error)
+{
+	/* too short to be a filter: validation says so */
+	if (input_len < 2 || !is_text(input, input_len))
+		return BLOOMFILTER_OK;
+	if (is_psql_table(input, input_len))
+		return BLOOMFILTER_ERR_PSQL_TABLE;
+	if (text_error != BLOOMFILTER_OK)
+		return text_error;
+
+	/*
+	 * Text ending in a newline is a file or a command's output, whose
+	 * newline would be read as k 10; text ending otherwise is raw bytes
+	 * only where its last byte is the k of 9, 11, 12 or 13 (a tab, \v, \f,
+	 * \r).  Refusing those too would refuse one small filter in a hundred
+	 * of those k (whose few bytes are all printable by chance) and catch
+	 * no likely mistake.
+	 */
+	if (input[input_len - 1] == '\n' ||
+		bloomfilter_validate(input, input_len) != BLOOMFILTER_OK)
+		return BLOOMFILTER_ERR_TEXT;
+	return BLOOMFILTER_OK;
+}
+
 int
 bloomfilter_parse_text(const char *text, size_t text_len, uint8_t **filter,
 					   size_t *len)
@@ -565,7 +733,8 @@ bloomfilter_parse_text(const char *text, size_t text_len, uint8_t **filter,
 	*filter = NULL;
 	*len = 0;
 	if (!starts_as_text(input, text_len))
-		return BLOOMFILTER_ERR_HEX_PREFIX;
+		return is_psql_table(input, text_len) ?
+			BLOOMFILTER_ERR_PSQL_TABLE : BLOOMFILTER_ERR_HEX_PREFIX;
 	if ((error = decode_text(input, text_len, filter, len)) != BLOOMFILTER_OK)
 		return error;
 	if ((error = bloomfilter_validate(*filter, *len)) != BLOOMFILTER_OK)
@@ -582,6 +751,7 @@ bloomfilter_read(const uint8_t *input, size_t input_len, uint8_t **bytes,
 				 size_t *len)
 {
 	int			error;
+	int			text_error = BLOOMFILTER_OK;
 
 	if (bytes == NULL || len == NULL || (input == NULL && input_len > 0))
 		return BLOOMFILTER_ERR_ARGUMENT;
@@ -592,7 +762,10 @@ bloomfilter_read(const uint8_t *input, size_t input_len, uint8_t **bytes,
 		error = decode_text(input, input_len, bytes, len);
 		if (error != BLOOMFILTER_ERR_HEX_DIGIT && error != BLOOMFILTER_ERR_HEX_ODD)
 			return error;
+		text_error = error;
 	}
+	if ((error = refuse_text(input, input_len, text_error)) != BLOOMFILTER_OK)
+		return error;
 	if ((*bytes = copy_bytes(input, input_len)) == NULL)
 		return BLOOMFILTER_ERR_NO_MEMORY;
 	*len = input_len;
@@ -629,10 +802,15 @@ bloomfilter_parse(const uint8_t *input, size_t input_len, uint8_t **filter,
 			return text_error;
 	}
 
+	/* text that is not the text form is no filter's raw bytes either */
+	if ((error = refuse_text(input, input_len, text_error)) != BLOOMFILTER_OK)
+		return error;
+
 	/*
-	 * Raw bytes, or text with a mistake in it: raw bytes that validate are
-	 * a filter; otherwise, for input that starts as text, what is wrong
-	 * with the text is what its writer needs to hear.
+	 * Raw bytes, or text with a mistake in it followed by bytes that are
+	 * not text: raw bytes that validate are a filter; otherwise, for input
+	 * that starts as text, what is wrong with the text is what its writer
+	 * needs to hear.
 	 */
 	if ((error = bloomfilter_validate(input, input_len)) != BLOOMFILTER_OK)
 		return text_error != BLOOMFILTER_OK ? text_error : error;

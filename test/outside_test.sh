@@ -15,7 +15,8 @@
 #   - into SQL: the filters the tool and the module build, loaded into a
 #     bloomfilter column with \copy, are accepted, equal bloom_agg's, and
 #     answer every probe through <~ as the tool and the module do;
-#   - the tool's and the module's info give bloom_info's seven figures.
+#   - the tool's info --measure and the module's info(measure=True) give
+#     bloom_info's seven figures; their plain info, its five counts.
 # Multi-column keys: the module composes its tuples itself; the tool reads
 # the bytes of SQL's bloom_key as hex, having no tuples of its own.
 #
@@ -166,19 +167,31 @@ for kind in text int uuid multi; do
 	# bloom_info's figures, to the last bit of each double
 	"${PSQL[@]}" -F $'\t' -c "SELECT bytes, bits, k, bits_set, fill_ratio, estimated_keys, false_positive_rate
 		FROM bloom_info((SELECT bloom_agg($key, 10) FROM ${kind}_keys))" >"$d/sql-info.txt"
-	"$TOOL" info "$d/sql.txt" | cut -f2 | paste -s >"$d/tool-info.txt"
+	"$TOOL" info --measure "$d/sql.txt" | cut -f2 | paste -s >"$d/tool-info.txt"
+	"$TOOL" info "$d/sql.txt" | cut -f2 | paste -s >"$d/tool-counts.txt"
 	# (from $WORK: the tree's root holds the extension's bloomfilter.so)
-	(cd "$WORK" && PYTHONPATH=$PYDIR python3 -c 'import sys, bloomfilter
-i = bloomfilter.BloomFilter.from_bytes(open(sys.argv[1], "rb").read()).info()
+	for measure in True False; do
+		(cd "$WORK" && PYTHONPATH=$PYDIR python3 -c 'import sys, bloomfilter
+i = bloomfilter.BloomFilter.from_bytes(open(sys.argv[1], "rb").read()).info(measure=sys.argv[2] == "True")
 print("\t".join(repr(i[n]) for n in ("bytes", "bits", "k", "bits_set", "fill_ratio", "estimated_keys", "false_positive_rate")))' \
-		"$d/sql.txt") >"$d/module-info.txt"
+			"$d/sql.txt" $measure) >"$d/module-$measure.txt"
+	done
+	mv "$d/module-True.txt" "$d/module-info.txt"
+	mv "$d/module-False.txt" "$d/module-counts.txt"
 	for source in tool module; do
 		if python3 -c 'import sys
 a, b = (open(f).read().split() for f in sys.argv[1:])
 sys.exit(not (len(a) == 7 and [float(x) for x in a] == [float(x) for x in b]))' "$d/sql-info.txt" "$d/$source-info.txt"; then
-			pass "$kind keys: the $source's info is bloom_info's, every figure"
+			pass "$kind keys: the $source's measured info is bloom_info's, every figure"
 		else
-			fail "$kind keys: the $source's info is bloom_info's ($(cat "$d/sql-info.txt") vs $(cat "$d/$source-info.txt"))"
+			fail "$kind keys: the $source's measured info is bloom_info's ($(cat "$d/sql-info.txt") vs $(cat "$d/$source-info.txt"))"
+		fi
+		if python3 -c 'import sys
+a, b = (open(f).read().split() for f in sys.argv[1:])
+sys.exit(not (len(a) == 7 and [float(x) for x in a[:5]] == [float(x) for x in b[:5]]))' "$d/sql-info.txt" "$d/$source-counts.txt"; then
+			pass "$kind keys: the $source's plain info has bloom_info's counts"
+		else
+			fail "$kind keys: the $source's plain info has bloom_info's counts ($(cat "$d/sql-info.txt") vs $(cat "$d/$source-counts.txt"))"
 		fi
 	done
 	if grep -q false "$d/sql-answers.txt" && grep -q true "$d/sql-answers.txt"; then

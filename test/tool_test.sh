@@ -69,7 +69,7 @@ cat >"$WORK/ref.py" <<'PY'
 """Reference code for the checks: LevelDB's algorithms (util/bloom.cc;
 util/hash.cc and the vector files' reader are test/lib/leveldb_vectors.py)
 in Python."""
-import os, re, sys, hashlib, struct, uuid
+import math, os, re, sys, hashlib, struct, uuid
 
 sys.path.insert(0, os.environ["BLOOM_TEST_LIB"])
 from leveldb_vectors import M32, leveldb_hash, read_vector_dir  # noqa: E402
@@ -194,7 +194,9 @@ def cmd_combine(op, out, *inputs):
         sys.exit("a test that cannot fail: the result equals an input")
 
 
-def cmd_info(filter_path, info_path):
+def cmd_info(filter_path, info_path, estimates="formula"):
+    """info's lines: the counts, and (estimates "formula") the ideal
+    filter's estimates computed here, or ("measured") any numbers."""
     f = read_filter(filter_path)
     info = dict(l.rstrip("\n").split("\t") for l in open(info_path))
     bits = (len(f) - 1) * 8
@@ -207,6 +209,14 @@ def cmd_info(filter_path, info_path):
         sys.exit("fill_ratio %s, want %r" % (info["fill_ratio"], set_ / bits))
     for name in ("estimated_keys", "false_positive_rate"):
         float(info[name])          # a number (or Infinity), nothing else
+    if estimates == "formula":
+        fill, k = set_ / bits, f[-1]
+        keys = math.inf if set_ == bits else -bits / k * math.log1p(-fill)
+        for name, value in (("estimated_keys", keys),
+                            ("false_positive_rate", fill ** k)):
+            got = float(info[name])
+            if not (got == value or abs(got - value) <= 1e-12 * abs(value)):
+                sys.exit("%s %r, want %r" % (name, got, value))
     names = [l.split("\t")[0] for l in open(info_path)]
     if names != ["bytes", "bits", "k", "bits_set", "fill_ratio",
                  "estimated_keys", "false_positive_rate"]:
@@ -298,6 +308,14 @@ def cmd_uuid(in_path, hex_path):
         for s in forms:
             i.write(s + "\n")
             h.write(uuid.UUID(s).bytes.hex() + "\n")
+
+
+def cmd_probe_raw(filter_path, out_path, *keys):
+    """probe's lines for keys, the file's bytes taken as they are."""
+    filt = open(filter_path, "rb").read()
+    with open(out_path, "w") as out:
+        for key in keys:
+            out.write("%s\t%s\n" % (key, "true" if may_match(filt, key.encode()) else "false"))
 
 
 def cmd_rewrite_k(src, dst, k):
@@ -438,6 +456,42 @@ printf '\\x%s%s\n' "$(printf 'ff%.0s' $(seq 1 16))" 05 >full.txt
 "$TOOL" info full.txt >info.full || true
 check "info of a saturated filter: estimated_keys prints as Infinity" \
 	grep -qx $'estimated_keys\tInfinity' info.full
+"$TOOL" info --measure full.txt >info.full-m || true
+check "info --measure of a saturated filter: Infinity too" grep -qx $'estimated_keys\tInfinity' info.full-m
+
+# info reads the filter once and computes its estimates; --measure measures
+# them on LevelDB's scheme, as bloom_info does (test/outside_test.sh compares
+# it with bloom_info)
+seq 1 200000 | "$TOOL" build --bits-per-key 10 -o large.bf
+"$TOOL" info large.bf >info.large || true
+check "info of 200,000 keys: the counts, and the formulas' estimates computed in Python" \
+	ref info large.bf info.large
+"$TOOL" info --measure large.bf >info.large-m || true
+check "info --measure: the same counts, measured estimates" ref info large.bf info.large-m measured
+same_file "info and info --measure agree on the counts" <(head -5 info.large) <(head -5 info.large-m)
+check "info --measure: the estimates LevelDB's scheme gives (200,000 keys within 1%; rate over 1%)" \
+	awk -F'\t' '$1 == "estimated_keys" { k = $2 } $1 == "false_positive_rate" { r = $2 }
+		END { exit !(k > 198000 && k < 202000 && r > 0.01 && r < 0.02) }' info.large-m
+check "info --raw --measure: both options together" "$TOOL" info --raw --measure large.bf
+
+# Its cost, against what the same run measures: a 200 MB filter (random bytes,
+# k 6) costs info no more than three times what loading it costs probe (read,
+# check, one key), best of three each; probing millions of times took 25 s.
+head -c 200000000 /dev/urandom >huge.bf
+printf '\x06' >>huge.bf
+best_of_3() {
+	local best= t
+	for _ in 1 2 3; do
+		t=$( { TIMEFORMAT=%R; time "$@" >/dev/null; } 2>&1 )
+		if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$t; fi
+	done
+	echo "$best"
+}
+t_info=$(best_of_3 "$TOOL" info huge.bf)
+t_load=$(best_of_3 "$TOOL" probe huge.bf key)
+check "info of 200 MB: ${t_info} s, at most 3x probe's load of it (${t_load} s)" \
+	awk -v a="$t_info" -v b="$t_load" 'BEGIN { exit !(a <= 3 * b) }'
+rm -f huge.bf
 
 "$TOOL" union -o ab.bf a.bf b.txt || true
 check "union = bytewise OR of all but the k byte" ref combine or ab.bf a.bf b.bf
@@ -525,6 +579,100 @@ cp a.bf out.bf
 "$TOOL" build --key-type int64 --bits-per-key 10 -o out.bf keys.txt 2>/dev/null || true
 same_file "a failed build with -o leaves an existing OUT as it was" a.bf out.bf
 
+# -o writes regular files only, and replaces one without changing what it is
+# (its mode, its owner, its other names); anything else is refused, untouched.
+seq 5 >five.keys
+# out_refused DESCRIPTION WHAT OUT: the build fails, naming OUT and WHAT it is,
+# and leaves no temporary file beside it
+out_refused() {
+	fails_with "$1" "$3: refusing to" timeout 10 "$TOOL" build --bits-per-key 10 -o "$3" five.keys
+	if grep -qF -- "$2" "$WORK/fw.err"; then ok "... the message says it is $2"
+	else not_ok "... the message says it is $2" "$(cat "$WORK/fw.err")"; fi
+	check "... and no temporary file is left beside it" \
+		test -z "$(find "$(dirname "$3")" -maxdepth 1 -name "$(basename "$3").??????" 2>/dev/null)"
+}
+if [ -c /dev/full ] && [ -w /dev/full ]; then
+	out_refused "-o /dev/full is refused (a device)" "a character device" /dev/full
+	check "/dev/full is still a character device" test -c /dev/full
+fi
+echo "the target" >target.txt
+ln -s target.txt link.bf
+out_refused "-o a symbolic link is refused" "a symbolic link" link.bf
+check "... the link is still a link to the same target" test -L link.bf -a "$(readlink link.bf)" = target.txt
+check "... and the target is untouched" test "$(cat target.txt)" = "the target"
+ln -s nowhere.bf dangling.bf
+out_refused "-o a dangling symbolic link is refused" "a symbolic link" dangling.bf
+check "... and nothing is created where it points" test ! -e nowhere.bf
+mkfifo fifo.bf
+# a FIFO opened for writing would wait for a reader: the timeout of out_refused
+# turns a hang into exit 124, which fails the check
+out_refused "-o a FIFO is refused, without waiting for a reader" "a FIFO" fifo.bf
+check "... and it is still a FIFO" test -p fifo.bf
+mkdir outdir
+out_refused "-o a directory is refused" "a directory" outdir
+if python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' sock.bf 2>/dev/null; then
+	out_refused "-o a socket is refused" "a socket" sock.bf
+	check "... and it is still a socket" test -S sock.bf
+fi
+for command in "union a.bf a.bf" "intersect a.bf a.bf" "picture a.bf"; do
+	fails_with "$command -o a symbolic link is refused" "link.bf: refusing to" \
+		"$TOOL" $command -o link.bf
+done
+check "... the target is still untouched" test "$(cat target.txt)" = "the target"
+
+echo old >mode.bf
+chmod 600 mode.bf
+check "-o over a 0600 file succeeds" "$TOOL" build --bits-per-key 10 -o mode.bf five.keys
+check "... and the file is still 0600" test "$(stat -c %a mode.bf)" = 600
+"$TOOL" build --bits-per-key 10 -o mode.ref five.keys
+same_file "... and holds the new filter" mode.ref mode.bf
+chmod 640 mode.bf
+"$TOOL" union --output-format text -o mode.bf a.bf a.bf
+check "union -o over a 0640 file keeps 0640" test "$(stat -c %a mode.bf)" = 640
+(umask 077 && "$TOOL" build --bits-per-key 10 -o umask.bf five.keys)
+check "a new file gets the umask's mode (077: 0600)" test "$(stat -c %a umask.bf)" = 600
+(umask 022 && "$TOOL" build --bits-per-key 10 -o umask2.bf five.keys)
+check "a new file gets the umask's mode (022: 0644)" test "$(stat -c %a umask2.bf)" = 644
+
+cp a.bf linked.bf
+ln linked.bf other-name.bf
+fails_with "-o a file with two hard links is refused" "2 hard links" \
+	"$TOOL" build --bits-per-key 10 -o linked.bf five.keys
+same_file "... and both names still hold the old bytes" a.bf other-name.bf
+check "... and they are still one file" test linked.bf -ef other-name.bf
+
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	echo old >owned.bf
+	chown 65534:65534 owned.bf
+	chmod 604 owned.bf
+	check "as root, -o over another user's file succeeds" \
+		"$TOOL" build --bits-per-key 10 -o owned.bf five.keys
+	check "... and the file keeps its owner, group and mode" \
+		test "$(stat -c '%u:%g %a' owned.bf)" = "65534:65534 604"
+	# a user who may write the directory but cannot give a file away
+	# (keys on stdin, and WORK opened for the walk to shared/)
+	chmod 711 "$WORK"
+	mkdir shared && chmod 777 shared
+	echo old >shared/root.bf
+	chmod 666 shared/root.bf
+	fails_with "-o over a file whose owner cannot be kept is refused" "could not be kept" \
+		bash -c 'setpriv --reuid=65534 --regid=65534 --clear-groups "$1" build --bits-per-key 10 -o shared/root.bf <five.keys' _ "$TOOL"
+	check "... and it still holds its old bytes, owned by root" \
+		test "$(cat shared/root.bf)" = old -a "$(stat -c %u shared/root.bf)" = 0
+	check "... and no temporary file is left beside it" \
+		test -z "$(find shared -name 'root.bf.??????')"
+fi
+
+# A write that fails part way (a file size limit; SIGXFSZ ignored, so the
+# write returns EFBIG) leaves OUT as it was and no temporary file.
+seq 1 200000 >many.keys
+cp a.bf big.bf
+rc=0
+(ulimit -f 8 && trap '' XFSZ && exec "$TOOL" build --bits-per-key 10 -o big.bf many.keys) 2>big.err || rc=$?
+check "a write that fails part way exits 2" test "$rc" -eq 2
+same_file "... and leaves OUT as it was" a.bf big.bf
+check "... and no temporary file" test -z "$(ls big.bf.?????? 2>/dev/null)"
+
 printf '\x00\x00\x00\x00\x00\x00\x00\x00\x00' >k0.bf
 fails_with "a filter whose last byte is 0" "bloomfilter: k0.bf: " "$TOOL" info k0.bf
 printf '\x00\x00\x00\x00\x00\x00\x00\x00\x1f' >k31.bf
@@ -547,6 +695,70 @@ e31=$("$TOOL" info k31.bf 2>&1 || true)
 e1=$("$TOOL" info short.bf 2>&1 || true)
 check "the three bad filters get three different messages" \
 	test "$e0" != "$e31" -a "$e31" != "$e1" -a "$e0" != "$e1"
+
+# Text that is not the text form is not taken for raw bytes (it would be a
+# filter of k 10, its final newline, answering at random). psql's table
+# output, as psql 15 printed it for the filter of the keys 1 to 6 at 10 bits
+# a key (the bytes 11 81 41 31 03 a9 5d 37 06), gets a hint at -XAt.
+printf '      bloom_agg       \n----------------------\n \\x1181413103a95d3706\n(1 row)\n\n' >aligned.out
+printf -- '-[ RECORD 1 ]-----------\nf | \\x1181413103a95d3706\n\n' >expanded.out
+printf 'f\n\\x1181413103a95d3706\n(1 row)\n' >unaligned.out
+printf '\\x1181413103a95d3706\n' >at.txt
+seq 1 6 | "$TOOL" build --bits-per-key 10 -o six.bf
+check "the sample is psql's value of the filter of 1 to 6" ref same-filter six.bf at.txt
+for out in aligned expanded unaligned; do
+	fails_with "probe refuses psql's $out output, with a hint at psql -XAt" "psql -XAt" \
+		"$TOOL" probe $out.out 1
+done
+for command in "union aligned.out" "intersect six.bf" "explain --key-type text" "probe --unchecked"; do
+	fails_with "$command refuses psql's aligned output, with the hint" "aligned.out: The input is psql's table output" \
+		"$TOOL" $command aligned.out 1
+done
+for command in info picture; do
+	fails_with "$command refuses psql's aligned output, with the hint" "aligned.out: The input is psql's table output" \
+		"$TOOL" $command aligned.out
+done
+fails_with "psql's aligned output on stdin: refused with the hint" "stdin: The input is psql's table output" \
+	"$TOOL" probe - 1 <aligned.out
+check "psql -XAt's output answers true for keys 1 to 6" \
+	test "$("$TOOL" probe at.txt 1 2 3 4 5 6 | cut -f2 | sort -u)" = true
+printf '1181413103a95d3706\n' >nox.txt
+fails_with "hex without \\x is refused as text, not a filter" "nox.txt: The input is text but not a filter's text form" \
+	"$TOOL" info nox.txt
+check "... and the message offers --raw" grep -qF -- "--raw reads it" "$WORK/fw.err"
+printf '\\\\x1181413103a95d3706\n' >doubled.txt
+fails_with "a doubled \\\\x (COPY's text format) is refused as text" "doubled.txt: The input is text but not" \
+	"$TOOL" probe doubled.txt 1
+printf '\\x11814131zz03a95d3706\n' >badhex.txt
+fails_with "text starting \\x with a bad digit: the text form's error" "only hex digits" \
+	"$TOOL" probe badhex.txt 1
+printf 'caf\xc3\xa9 au lait\n' >utf8.txt
+fails_with "UTF-8 text is refused as text" "utf8.txt: The input is text but not" "$TOOL" info utf8.txt
+
+# --raw: a file that does hold raw bytes, all of them text (a bit array of
+# printable bytes and k 10, a newline), is read as they are
+printf 'abcdefgh\n' >textlike.bf
+fails_with "raw bytes that are all text are refused without --raw" "textlike.bf: The input is text" \
+	"$TOOL" probe textlike.bf a
+for command in probe "probe --unchecked"; do
+	"$TOOL" $command --raw textlike.bf a b key-7 1 >raw-probe.out || true
+	ref probe-raw textlike.bf raw-probe.ref a b key-7 1
+	same_file "$command --raw reads them as they are (answers from the Python reference)" raw-probe.ref raw-probe.out
+done
+"$TOOL" info --raw textlike.bf >raw-info.out || true
+check "info --raw: counted in Python" ref info textlike.bf raw-info.out
+check "union --raw and intersect --raw of it with itself: the same bytes" \
+	bash -c '"$1" union --raw -o u.bf textlike.bf textlike.bf && cmp -s u.bf textlike.bf &&
+		"$1" intersect --raw textlike.bf textlike.bf | cmp -s - textlike.bf' _ "$TOOL"
+check "explain --raw and picture --raw read it" \
+	bash -c '"$1" explain --raw textlike.bf a >/dev/null && "$1" picture --raw textlike.bf >/dev/null' _ "$TOOL"
+check "--raw takes the text form's characters for bytes (21 of them)" \
+	bash -c '"$1" info --raw at.txt | grep -qx "bytes	21"' _ "$TOOL"
+fails_with "--raw still validates: k 0" "k0.bf: " "$TOOL" info --raw k0.bf
+printf '\x00\x00\x00\x00\x00\x00\x00\x00\x1f' >k31raw.bf
+check "probe --unchecked --raw answers for any bytes (k 31: true)" \
+	test "$("$TOOL" probe --unchecked --raw k31raw.bf a)" = $'a\ttrue'
+fails_with "build takes no --raw" "unknown option" "$TOOL" build --raw --bits-per-key 10 five.keys
 
 fails_with "build without --bits-per-key: usage, exit 2" "usage: bloomfilter build" \
 	"$TOOL" build a.keys

@@ -31,6 +31,8 @@ static const option_def options[] = {
 	{"width", 0, OPT_WIDTH, true},
 	{"regions", 0, OPT_REGIONS, true},
 	{"unchecked", 0, OPT_UNCHECKED, false},
+	{"raw", 0, OPT_RAW, false},
+	{"measure", 0, OPT_MEASURE, false},
 };
 
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -92,6 +94,12 @@ set_option(tool_args *args, const option_def *opt, const char *value)
 			break;
 		case OPT_UNCHECKED:
 			args->unchecked = true;
+			break;
+		case OPT_RAW:
+			args->raw = true;
+			break;
+		case OPT_MEASURE:
+			args->measure = true;
 			break;
 	}
 }

@@ -15,18 +15,18 @@ combine(const char *command, combine_fn fn, int argc, char **argv)
 	tool_args	args;
 	tool_filter result;
 
-	tool_parse_args(argc, argv, OPT_OUTPUT_FORMAT | OPT_OUTPUT, &args);
+	tool_parse_args(argc, argv, OPT_OUTPUT_FORMAT | OPT_OUTPUT | OPT_RAW, &args);
 	if (args.npositional < 2)
 		tool_usage_error(command, "%s needs two FILTERs or more", command);
 
 	/* every input is read and checked before anything is written */
-	tool_load_filter(args.positional[0], &result);
+	tool_load_filter(args.positional[0], args.raw, &result);
 	for (int i = 1; i < args.npositional; i++)
 	{
 		tool_filter other;
 		int			rc;
 
-		tool_load_filter(args.positional[i], &other);
+		tool_load_filter(args.positional[i], args.raw, &other);
 		rc = fn(result.bytes, result.len, other.bytes, other.len);
 		if (rc == BLOOMFILTER_ERR_GEOMETRY)
 			tool_die("%s (%zu bytes, k=%u) and %s (%zu bytes, k=%u): %s",

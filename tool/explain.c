@@ -35,11 +35,11 @@ cmd_explain(int argc, char **argv)
 	bool		all_set = true;
 	unsigned	first_clear = 0;
 
-	tool_parse_args(argc, argv, OPT_KEY_TYPE, &args);
+	tool_parse_args(argc, argv, OPT_KEY_TYPE | OPT_RAW, &args);
 	if (args.npositional != 2)
 		tool_usage_error("explain", "explain takes a FILTER and one KEY");
 
-	tool_load_filter(args.positional[0], &filter);
+	tool_load_filter(args.positional[0], args.raw, &filter);
 	key.type = args.key_type;
 	text = args.positional[1];
 	if (tool_key_parse(&key, text, strlen(text), why, sizeof(why)) != NULL)

@@ -31,12 +31,12 @@ cmd_info(int argc, char **argv)
 	tool_filter filter;
 	bloomfilter_info info;
 
-	tool_parse_args(argc, argv, 0, &args);
+	tool_parse_args(argc, argv, OPT_RAW | OPT_MEASURE, &args);
 	if (args.npositional != 1)
 		tool_usage_error("info", "info takes one FILTER");
 
-	tool_load_filter(args.positional[0], &filter);
-	tool_filter_info(&filter, &info);
+	tool_load_filter(args.positional[0], args.raw, &filter);
+	tool_filter_info(&filter, args.measure, &info);
 
 	printf("bytes\t%llu\n", (unsigned long long) info.bytes);
 	printf("bits\t%llu\n", (unsigned long long) info.bits);

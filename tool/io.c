@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,24 +145,50 @@ tool_read_file(const char *path, size_t *len)
 	return buf;
 }
 
+/*
+ * Dies with what is wrong with a filter file; text that is not the text
+ * form may still be raw bytes, which --raw reads.
+ */
+static void
+filter_error(const char *path, int rc)
+{
+	tool_die("%s: %s%s", tool_display_name(path), bloomfilter_strerror(rc),
+			 rc == BLOOMFILTER_ERR_TEXT ?
+			 " If the file does hold a filter's raw bytes, --raw reads it as they are." : "");
+}
+
 void
-tool_load_filter(const char *path, tool_filter *filter)
+tool_load_filter(const char *path, bool raw, tool_filter *filter)
 {
 	size_t		input_len;
 	uint8_t    *input = tool_read_file(path, &input_len);
 	int			rc;
 
 	filter->path = path;
+	filter->read_raw = false;
+	if (raw)
+	{
+		/* the file's bytes are the filter: this allocation is kept */
+		if ((rc = bloomfilter_validate(input, input_len)) != BLOOMFILTER_OK)
+			filter_error(path, rc);
+		filter->bytes = input;
+		filter->len = input_len;
+		filter->read_raw = true;
+		return;
+	}
 	rc = bloomfilter_parse(input, input_len, &filter->bytes, &filter->len);
 	free(input);
 	if (rc != BLOOMFILTER_OK)
-		tool_die("%s: %s", tool_display_name(path), bloomfilter_strerror(rc));
+		filter_error(path, rc);
 }
 
 void
-tool_filter_info(const tool_filter *filter, bloomfilter_info *info)
+tool_filter_info(const tool_filter *filter, bool measure,
+				 bloomfilter_info *info)
 {
-	int			rc = bloomfilter_get_info(filter->bytes, filter->len, info);
+	int			rc = measure ?
+		bloomfilter_get_info(filter->bytes, filter->len, info) :
+		bloomfilter_get_info_fast(filter->bytes, filter->len, info);
 
 	if (rc != BLOOMFILTER_OK)
 		tool_die("%s: %s", tool_display_name(filter->path),
@@ -171,21 +198,33 @@ tool_filter_info(const tool_filter *filter, bloomfilter_info *info)
 void
 tool_filter_free(tool_filter *filter)
 {
-	bloomfilter_free(filter->bytes);
+	if (filter->read_raw)
+		free(filter->bytes);
+	else
+		bloomfilter_free(filter->bytes);
 	filter->bytes = NULL;
 }
 
 void
-tool_load_filter_unchecked(const char *path, tool_filter *filter)
+tool_load_filter_unchecked(const char *path, bool raw, tool_filter *filter)
 {
 	size_t		whole;
 	uint8_t    *input = tool_read_file(path, &whole);
-	int			error = bloomfilter_read(input, whole, &filter->bytes, &filter->len);
+	int			error;
 
+	filter->path = path;
+	filter->read_raw = false;
+	if (raw)
+	{
+		filter->bytes = input;
+		filter->len = whole;
+		filter->read_raw = true;
+		return;
+	}
+	error = bloomfilter_read(input, whole, &filter->bytes, &filter->len);
 	free(input);
 	if (error != BLOOMFILTER_OK)
-		tool_die("%s: %s", tool_display_name(path), bloomfilter_strerror(error));
-	filter->path = path;
+		filter_error(path, error);
 }
 
 void
@@ -268,13 +307,70 @@ write_all(int fd, const void *data, size_t len)
 	return true;
 }
 
+/*
+ * What OUT is now decides how it may be replaced.  Only a regular file (or
+ * nothing) is replaced: renaming over a symbolic link replaces the link,
+ * not its target; over a device, a FIFO or a socket it would turn a special
+ * file into a plain one (as root, /dev/full); a directory cannot be.  A
+ * regular file with other hard links is refused too, since a rename would
+ * leave them holding the old bytes while OUT alone gets the new.
+ */
+static const char *
+special_file_kind(mode_t mode)
+{
+	if (S_ISLNK(mode))
+		return "a symbolic link";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+/* The directory that holds path, for its fsync after the rename. */
+static char *
+directory_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char	   *dir;
+
+	if (slash == NULL)
+		return strcpy(tool_xmalloc(2), ".");
+	if (slash == path)
+		return strcpy(tool_xmalloc(2), "/");
+	dir = tool_xmalloc((size_t) (slash - path) + 1);
+	memcpy(dir, path, (size_t) (slash - path));
+	dir[slash - path] = '\0';
+	return dir;
+}
+
+/* Removes the temporary file and ends with the error. */
+static void
+discard_and_die(char *tmp, const char *path, const char *what, int error)
+		__attribute__((noreturn));
+
+static void
+discard_and_die(char *tmp, const char *path, const char *what, int error)
+{
+	unlink(tmp);
+	free(tmp);
+	tool_die("%s: %s: %s", path, what, strerror(error));
+}
+
 void
 tool_write_output(const char *path, const void *data, size_t len, bool binary)
 {
+	struct stat old;
+	bool		replacing;
 	char	   *tmp;
+	char	   *dir;
 	int			fd;
-	mode_t		mask;
-	int			saved;
 
 	if (path == NULL || strcmp(path, "-") == 0)
 	{
@@ -287,35 +383,94 @@ tool_write_output(const char *path, const void *data, size_t len, bool binary)
 		return;
 	}
 
+	/* lstat: a symbolic link is judged as itself, and nothing is opened */
+	if (lstat(path, &old) == 0)
+	{
+		if (!S_ISREG(old.st_mode))
+			tool_die("%s: refusing to write: it is %s, not a regular file "
+					 "(-o writes regular files only; use -o - and redirect)",
+					 path, special_file_kind(old.st_mode));
+		if (old.st_nlink > 1)
+			tool_die("%s: refusing to replace a file with %ju hard links: "
+					 "the others would keep the old bytes; remove it first "
+					 "or write elsewhere",
+					 path, (uintmax_t) old.st_nlink);
+		replacing = true;
+	}
+	else if (errno == ENOENT)
+		replacing = false;
+	else
+		tool_die("%s: %s", path, strerror(errno));
+
 	/*
 	 * A temporary file beside OUT, renamed over it once complete: rename is
 	 * atomic within a directory, so OUT is either the old file or the new.
+	 * mkstemp makes it 0600, which shows it to nobody but its owner; it
+	 * takes OUT's owner and mode, or a new file's mode, before a byte of the
+	 * filter is in it.
 	 */
 	tmp = tool_xmalloc(strlen(path) + sizeof(".XXXXXX"));
 	strcpy(tmp, path);
 	strcat(tmp, ".XXXXXX");
 	fd = mkstemp(tmp);
 	if (fd < 0)
-		tool_die("%s: %s", path, strerror(errno));
+	{
+		int			error = errno;
 
-	/* mkstemp makes the file 0600; OUT gets the mode a new file would get */
-	mask = umask(0);
-	umask(mask);
-	if (fchmod(fd, 0666 & ~mask) != 0 ||
-		!write_all(fd, data, len) ||
-		close(fd) != 0)
-	{
-		saved = errno;
-		unlink(tmp);
-		tool_die("%s: %s", path, strerror(saved));
+		free(tmp);
+		tool_die("%s: cannot create a temporary file beside it: %s", path,
+				 strerror(error));
 	}
+	if (replacing)
+	{
+		struct stat mine;
+
+		/* chown first: it may clear set-id bits that fchmod then restores */
+		if (fstat(fd, &mine) != 0)
+			discard_and_die(tmp, path, "fstat", errno);
+		if ((mine.st_uid != old.st_uid || mine.st_gid != old.st_gid) &&
+			fchown(fd, old.st_uid, old.st_gid) != 0)
+		{
+			int			error = errno;
+
+			close(fd);
+			unlink(tmp);
+			free(tmp);
+			tool_die("%s: refusing to replace it: its owner (uid %ju, gid %ju) "
+					 "could not be kept: %s", path, (uintmax_t) old.st_uid,
+					 (uintmax_t) old.st_gid, strerror(error));
+		}
+		if (fchmod(fd, old.st_mode & 07777) != 0)
+			discard_and_die(tmp, path, "keeping its mode", errno);
+	}
+	else
+	{
+		mode_t		mask = umask(0);
+
+		umask(mask);
+		if (fchmod(fd, 0666 & ~mask) != 0)
+			discard_and_die(tmp, path, "setting its mode", errno);
+	}
+	if (!write_all(fd, data, len))
+		discard_and_die(tmp, path, "writing", errno);
+	/* on disk before the rename, so a crash leaves the old file or the new */
+	if (fsync(fd) != 0)
+		discard_and_die(tmp, path, "fsync", errno);
+	if (close(fd) != 0)
+		discard_and_die(tmp, path, "writing", errno);
 	if (rename(tmp, path) != 0)
-	{
-		saved = errno;
-		unlink(tmp);
-		tool_die("%s: %s", path, strerror(saved));
-	}
+		discard_and_die(tmp, path, "renaming the temporary file over it", errno);
 	free(tmp);
+
+	/* the rename itself made durable; a directory that refuses is no error */
+	dir = directory_of(path);
+	fd = open(dir, O_RDONLY | O_DIRECTORY);
+	if (fd >= 0)
+	{
+		(void) fsync(fd);
+		close(fd);
+	}
+	free(dir);
 }
 
 void

@@ -167,12 +167,13 @@ cmd_picture(int argc, char **argv)
 	char		color[8];
 	char		estimate[64];
 
-	tool_parse_args(argc, argv, OPT_WIDTH | OPT_REGIONS | OPT_OUTPUT, &args);
+	tool_parse_args(argc, argv, OPT_WIDTH | OPT_REGIONS | OPT_OUTPUT | OPT_RAW, &args);
 	if (args.npositional != 1)
 		tool_usage_error("picture", "picture takes one FILTER");
 
-	tool_load_filter(args.positional[0], &filter);
-	tool_filter_info(&filter, &info);
+	tool_load_filter(args.positional[0], args.raw, &filter);
+	/* the legend's estimates are bloom_info's, as the pictures in doc/img show */
+	tool_filter_info(&filter, true, &info);
 
 	bits = info.bits;
 	/* a region of no bits would have no fill to show */

@@ -32,7 +32,7 @@ cmd_probe(int argc, char **argv)
 	tool_key	key = {0};
 	int			status = EXIT_MAYBE;
 
-	tool_parse_args(argc, argv, OPT_KEY_TYPE | OPT_UNCHECKED, &args);
+	tool_parse_args(argc, argv, OPT_KEY_TYPE | OPT_UNCHECKED | OPT_RAW, &args);
 	if (args.npositional < 1)
 		tool_usage_error("probe", "probe needs a FILTER");
 	if (args.npositional == 1 && strcmp(args.positional[0], "-") == 0)
@@ -40,9 +40,9 @@ cmd_probe(int argc, char **argv)
 						 "the filter and the keys cannot both come from stdin");
 
 	if (args.unchecked)
-		tool_load_filter_unchecked(args.positional[0], &filter);
+		tool_load_filter_unchecked(args.positional[0], args.raw, &filter);
 	else
-		tool_load_filter(args.positional[0], &filter);
+		tool_load_filter(args.positional[0], args.raw, &filter);
 	key.type = args.key_type;
 
 	if (args.npositional > 1)

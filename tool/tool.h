@@ -78,6 +78,8 @@ typedef struct tool_args
 	long		width;
 	long		regions;
 	bool		unchecked;
+	bool		raw;			/* FILTER files hold raw bytes, whatever they look like */
+	bool		measure;		/* info: bloom_info's measured estimates */
 	/* positional arguments, in order */
 	int			npositional;
 	char	  **positional;
@@ -90,6 +92,8 @@ typedef struct tool_args
 #define OPT_WIDTH			(1u << 4)
 #define OPT_REGIONS			(1u << 5)
 #define OPT_UNCHECKED		(1u << 6)
+#define OPT_RAW				(1u << 7)
+#define OPT_MEASURE			(1u << 8)
 
 /*
  * Parses argv (the command's arguments, argv[0] being the command) into
@@ -106,26 +110,36 @@ uint8_t    *tool_read_file(const char *path, size_t *len);
 /* The name messages use for a path. */
 const char *tool_display_name(const char *path);
 
-/* A filter from a file holding its raw bytes or its text form, validated. */
+/*
+ * A filter from a file holding its raw bytes or its text form, validated:
+ * bloomfilter_parse's rules, or with raw, the file's bytes as they are.
+ */
 typedef struct tool_filter
 {
 	const char *path;
 	uint8_t    *bytes;
 	size_t		len;
+	bool		read_raw;		/* bytes are tool_read_file's, not the library's */
 } tool_filter;
 
-void		tool_load_filter(const char *path, tool_filter *filter);
+void		tool_load_filter(const char *path, bool raw, tool_filter *filter);
 void		tool_filter_free(tool_filter *filter);
 
-/* The filter's bloom_info figures (info, picture). */
-void		tool_filter_info(const tool_filter *filter, bloomfilter_info *info);
+/*
+ * The filter's bloom_info figures (info, picture): with measure, exactly
+ * bloom_info's, measured on LevelDB's scheme (as long as a build); else in
+ * one pass, the estimates by formula (bloomfilter_get_info_fast).
+ */
+void		tool_filter_info(const tool_filter *filter, bool measure,
+							 bloomfilter_info *info);
 
 /*
  * The same without validation, for probing bytes as LevelDB's KeyMayMatch
- * would: text form is decoded if the file holds it, else the bytes are
- * taken as they are.
+ * would: bloomfilter_read's rules (text that is not the text form is still
+ * refused), or with raw, the file's bytes as they are.
  */
-void		tool_load_filter_unchecked(const char *path, tool_filter *filter);
+void		tool_load_filter_unchecked(const char *path, bool raw,
+									   tool_filter *filter);
 
 /* Lines of a file: the "\n" and a "\r" before it are not part of a line. */
 typedef struct tool_lines

@@ -661,10 +661,28 @@ done:
 	return result;
 }
 
+/*
+ * A filter's bytes refused by the library: its sentence, and where the
+ * input was text that may still be raw bytes, how to read it as such.
+ */
+static PyObject *
+raise_parse_error(int error)
+{
+	if (error == BLOOMFILTER_ERR_TEXT)
+	{
+		PyErr_Format(PyExc_ValueError, "%s If it does hold a filter's raw "
+					 "bytes, BloomFilter.from_bytes(data, raw=True) reads "
+					 "them as they are.", bloomfilter_strerror(error));
+		return NULL;
+	}
+	return raise_library_error(error);
+}
+
 PyDoc_STRVAR(parse_doc,
 "parse(data) -> bytes\n\n"
 "A validated filter from its raw bytes or its text form \"\\\\x...\" (bytes,\n"
-"bytearray, memoryview), or from its text form only (str).");
+"bytearray, memoryview), or from its text form only (str); text that is\n"
+"not the text form is refused (libbloomfilter's bloomfilter_parse).");
 
 static PyObject *
 mod_parse(PyObject *module, PyObject *arg)
@@ -685,7 +703,7 @@ mod_parse(PyObject *module, PyObject *arg)
 			return NULL;
 		error = bloomfilter_parse_text(text, (size_t) n, &filter, &len);
 		if (error != BLOOMFILTER_OK)
-			return raise_library_error(error);
+			return raise_parse_error(error);
 		return bytes_from_library(filter, len);
 	}
 	if (filter_arg_get(arg, &f) < 0)
@@ -699,8 +717,37 @@ mod_parse(PyObject *module, PyObject *arg)
 	error = bloomfilter_parse(f.bytes, f.len, &filter, &len);
 	filter_arg_release(&f);
 	if (error != BLOOMFILTER_OK)
-		return raise_library_error(error);
+		return raise_parse_error(error);
 	return bytes_from_library(filter, len);
+}
+
+PyDoc_STRVAR(parse_raw_doc,
+"parse_raw(data) -> bytes\n\n"
+"A validated filter from its raw bytes (bytes, bytearray, memoryview),\n"
+"taken as they are whatever they look like.");
+
+static PyObject *
+mod_parse_raw(PyObject *module, PyObject *arg)
+{
+	filter_arg	f;
+	PyObject   *result;
+	int			error;
+
+	(void) module;
+	if (PyUnicode_Check(arg) || filter_arg_get(arg, &f) < 0)
+	{
+		PyErr_Clear();
+		PyErr_Format(PyExc_TypeError,
+					 "raw filter bytes must be bytes, bytearray or memoryview, "
+					 "not %.200s", Py_TYPE(arg)->tp_name);
+		return NULL;
+	}
+	error = bloomfilter_validate(f.bytes, f.len);
+	result = error == BLOOMFILTER_OK ?
+		PyBytes_FromStringAndSize((const char *) f.bytes, (Py_ssize_t) f.len) :
+		raise_library_error(error);
+	filter_arg_release(&f);
+	return result;
 }
 
 PyDoc_STRVAR(may_contain_doc,
@@ -891,20 +938,27 @@ mod_to_text(PyObject *module, PyObject *arg)
 }
 
 PyDoc_STRVAR(info_doc,
-"info(filter) -> (bytes, bits, k, bits_set, fill_ratio, estimated_keys,\n"
-"false_positive_rate)\n\nSQL's bloom_info figures.");
+"info(filter, measure) -> (bytes, bits, k, bits_set, fill_ratio,\n"
+"estimated_keys, false_positive_rate)\n\n"
+"SQL's bloom_info figures: with measure true, exactly bloom_info's\n"
+"(bloomfilter_get_info: as long as a build); else in one pass, the\n"
+"estimates by the ideal filter's formulas (bloomfilter_get_info_fast).");
 
 static PyObject *
-mod_info(PyObject *module, PyObject *arg)
+mod_info(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
 	filter_arg	f;
 	bloomfilter_info info;
+	int			measure;
 	int			error;
 
 	(void) module;
-	if (filter_arg_get(arg, &f) < 0)
+	if (check_nargs("info", nargs, 2) < 0 ||
+		(measure = PyObject_IsTrue(args[1])) < 0 ||
+		filter_arg_get(args[0], &f) < 0)
 		return NULL;
-	error = bloomfilter_get_info(f.bytes, f.len, &info);
+	error = measure ? bloomfilter_get_info(f.bytes, f.len, &info) :
+		bloomfilter_get_info_fast(f.bytes, f.len, &info);
 	filter_arg_release(&f);
 	if (error != BLOOMFILTER_OK)
 		return raise_library_error(error);
@@ -1046,6 +1100,7 @@ mod_library_version(PyObject *module, PyObject *unused)
 static PyMethodDef module_methods[] = {
 	{"build", (PyCFunction) (void (*)(void)) mod_build, METH_FASTCALL, build_doc},
 	{"parse", mod_parse, METH_O, parse_doc},
+	{"parse_raw", mod_parse_raw, METH_O, parse_raw_doc},
 	{"may_contain", (PyCFunction) (void (*)(void)) mod_may_contain, METH_FASTCALL,
 	 may_contain_doc},
 	{"may_contain_many", (PyCFunction) (void (*)(void)) mod_may_contain_many,
@@ -1053,7 +1108,7 @@ static PyMethodDef module_methods[] = {
 	{"hash", mod_hash, METH_O, hash_doc},
 	{"key_bytes", mod_key_bytes, METH_O, key_bytes_doc},
 	{"to_text", mod_to_text, METH_O, to_text_doc},
-	{"info", mod_info, METH_O, info_doc},
+	{"info", (PyCFunction) (void (*)(void)) mod_info, METH_FASTCALL, info_doc},
 	{"union", (PyCFunction) (void (*)(void)) mod_union, METH_FASTCALL, union_doc},
 	{"intersect", (PyCFunction) (void (*)(void)) mod_intersect, METH_FASTCALL,
 	 intersect_doc},

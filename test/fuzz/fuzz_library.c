@@ -51,6 +51,19 @@ has_text_shape(const uint8_t *data, size_t size, size_t *bytes)
 	return (end - 2) % 2 == 0;
 }
 
+/*
+ * A byte that no text holds (a control character other than white space):
+ * the library takes such input for raw bytes, never for text.
+ */
+static bool
+has_control_byte(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((p[i] < 0x20 && !(p[i] >= 9 && p[i] <= 13)) || p[i] == 0x7f)
+			return true;
+	return false;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -71,12 +84,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t		text_bytes = 0;
 	bool		text_shape = has_text_shape(input, size, &text_bytes);
 
-	if (raw_is_valid(input, size) && !text_shape)
+	bool		binary = has_control_byte(input, size);
+	int			read_error;
+
+	/* text throughout may be refused as text; anything else may not */
+	if (raw_is_valid(input, size) && !text_shape && binary)
 		FUZZ_CHECK(error == BLOOMFILTER_OK, "valid raw bytes refused: %d", error);
+	if (error == BLOOMFILTER_ERR_TEXT || error == BLOOMFILTER_ERR_PSQL_TABLE)
+		FUZZ_CHECK(!binary && !text_shape, "input refused as text is not text: %d", error);
 	if (text_shape && error == BLOOMFILTER_OK)
 		FUZZ_CHECK(len == text_bytes, "input of the text form's shape was not read as text");
-	FUZZ_CHECK(bloomfilter_read(input, size, &again, &again_len) == BLOOMFILTER_OK,
-			   "read refused input");
+	read_error = bloomfilter_read(input, size, &again, &again_len);
+	FUZZ_CHECK(read_error == BLOOMFILTER_OK || (!binary && !text_shape),
+			   "read refused input that is not text: %d", read_error);
+	if (read_error != BLOOMFILTER_OK)
+	{
+		FUZZ_CHECK(error != BLOOMFILTER_OK, "read refused what parse took");
+		FUZZ_CHECK(filter == NULL, "a refused parse returned a filter");
+		free(input);
+		return 0;
+	}
 	FUZZ_CHECK(again_len == (text_shape ? text_bytes : size), "read the wrong form");
 	if (error == BLOOMFILTER_OK)
 		FUZZ_CHECK(again_len == len && memcmp(again, filter, len) == 0,
@@ -121,6 +148,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				   info.bits_set <= info.bits && info.bytes == len && info.k == k &&
 				   info.false_positive_rate >= 0 && info.false_positive_rate <= 1,
 				   "info out of range");
+	{
+		/* one pass: bloomfilter_get_info's counts, and estimates in range */
+		bloomfilter_info fast;
+
+		FUZZ_CHECK(bloomfilter_get_info_fast(filter, len, &fast) == BLOOMFILTER_OK &&
+				   fast.bytes == len && fast.k == k &&
+				   fast.bits == (uint64_t) (len - 1) * 8 && fast.bits_set <= fast.bits &&
+				   fast.false_positive_rate >= 0 && fast.false_positive_rate <= 1 &&
+				   fast.estimated_keys >= 0, "fast info out of range");
+		if (h % INFO_EVERY == 0)
+			FUZZ_CHECK(fast.bits_set == info.bits_set && fast.fill_ratio == info.fill_ratio,
+					   "fast info's counts differ from info's");
+	}
 	copy = fuzz_dup(filter, len);
 	FUZZ_CHECK(bloomfilter_union_into(copy, len, filter, len) == BLOOMFILTER_OK &&
 			   memcmp(copy, filter, len) == 0, "a filter united with itself changed");

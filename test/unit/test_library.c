@@ -266,10 +266,43 @@ test_text_and_errors(void)
 		  len == 2 && parsed[0] == 1 && parsed[1] == 0,
 		  "read decodes the text form of bytes that do not validate");
 	bloomfilter_free(parsed);
-	check(bloomfilter_read((const uint8_t *) "\\x01g", 5, &parsed, &len) == BLOOMFILTER_OK &&
-		  len == 5 && memcmp(parsed, "\\x01g", 5) == 0,
-		  "read takes what is not of the text form's shape as raw bytes");
+	check(bloomfilter_read((const uint8_t *) "\\x01g\x01", 6, &parsed, &len) == BLOOMFILTER_OK &&
+		  len == 6 && memcmp(parsed, "\\x01g\x01", 6) == 0,
+		  "read takes what is neither of the text form's shape nor text as raw bytes");
 	bloomfilter_free(parsed);
+	check(bloomfilter_read((const uint8_t *) "\\x01g\n", 6, &parsed, &len) == BLOOMFILTER_ERR_HEX_DIGIT &&
+		  parsed == NULL, "read refuses text that starts as the text form with its error");
+	{
+		/* psql 15's aligned output of the filter 11 81 41 31 03 a9 5d 37 06 */
+		static const char aligned[] =
+			"      bloom_agg       \n----------------------\n"
+			" \\x1181413103a95d3706\n(1 row)\n\n";
+		static const char expanded[] = "-[ RECORD 1 ]-----------\nf | \\x1181413103a95d3706\n\n";
+		static const char utf8[] = "caf\xc3\xa9\n";
+		static const uint8_t printable_k10[] = "abcdefgh\n";
+		static const uint8_t not_utf8[] = "abcdefg\xc3\n";
+
+		check(bloomfilter_parse((const uint8_t *) aligned, strlen(aligned), &parsed, &len) ==
+			  BLOOMFILTER_ERR_PSQL_TABLE && parsed == NULL, "parse refuses psql's aligned output");
+		check(bloomfilter_read((const uint8_t *) aligned, strlen(aligned), &parsed, &len) ==
+			  BLOOMFILTER_ERR_PSQL_TABLE && parsed == NULL, "read refuses psql's aligned output");
+		check(bloomfilter_parse_text(aligned, strlen(aligned), &parsed, &len) ==
+			  BLOOMFILTER_ERR_PSQL_TABLE, "parse_text refuses psql's aligned output as such");
+		check(bloomfilter_parse((const uint8_t *) expanded, strlen(expanded), &parsed, &len) ==
+			  BLOOMFILTER_ERR_PSQL_TABLE, "parse refuses psql's expanded output");
+		check(bloomfilter_parse((const uint8_t *) "0102\n", 5, &parsed, &len) == BLOOMFILTER_ERR_TEXT,
+			  "parse refuses hex without \\x as text");
+		check(bloomfilter_parse((const uint8_t *) utf8, strlen(utf8), &parsed, &len) == BLOOMFILTER_ERR_TEXT,
+			  "parse refuses UTF-8 text");
+		check(bloomfilter_parse(printable_k10, 9, &parsed, &len) == BLOOMFILTER_ERR_TEXT,
+			  "parse refuses raw bytes that are all text (validate takes them)");
+		check(bloomfilter_validate(printable_k10, 9) == BLOOMFILTER_OK, "... which do validate");
+		check(bloomfilter_parse(not_utf8, 9, &parsed, &len) == BLOOMFILTER_OK && len == 9,
+			  "a byte that is not UTF-8 makes them raw bytes");
+		bloomfilter_free(parsed);
+		check(strstr(bloomfilter_strerror(BLOOMFILTER_ERR_PSQL_TABLE), "psql -XAt") != NULL,
+			  "the psql error suggests psql -XAt");
+	}
 	check(bloomfilter_parse_text("\\x01020306", 10, &parsed, &len) == BLOOMFILTER_OK &&
 		  len == 4 && parsed[3] == 6, "parse_text reads the text form");
 	bloomfilter_free(parsed);
@@ -282,7 +315,7 @@ test_text_and_errors(void)
 	check(bloomfilter_validate(NULL, 0) == BLOOMFILTER_ERR_TOO_SHORT, "no bytes do not validate");
 	check(!bloomfilter_may_contain(short_filter, 1, "a", 1), "a 1-byte filter matches nothing");
 	check(bloomfilter_may_contain(k_31, 3, "a", 1), "a reserved k matches everything");
-	for (e = BLOOMFILTER_OK; e <= BLOOMFILTER_ERR_GEOMETRY; e++)
+	for (e = BLOOMFILTER_OK; e <= BLOOMFILTER_ERR_PSQL_TABLE; e++)
 		check(strlen(bloomfilter_strerror(e)) > 5 &&
 			  bloomfilter_strerror(e)[strlen(bloomfilter_strerror(e)) - 1] == '.',
 			  "error %d has a sentence", e);
@@ -354,6 +387,21 @@ test_combine_and_info(void)
 	check(info.false_positive_rate > 0.003 && info.false_positive_rate < 0.03,
 		  "info: a false-positive rate near 1%% (%g)", info.false_positive_rate);
 	check(bloomfilter_get_info(a, 1, &info) == BLOOMFILTER_ERR_TOO_SHORT, "info of bad bytes is refused");
+	{
+		bloomfilter_info fast;
+		double		fill = (double) set / (double) info.bits;
+
+		check(bloomfilter_get_info_fast(a, alen, &fast) == BLOOMFILTER_OK &&
+			  fast.bytes == info.bytes && fast.bits == info.bits && fast.k == info.k &&
+			  fast.bits_set == info.bits_set && fast.fill_ratio == info.fill_ratio,
+			  "fast info: the counts of info");
+		check(fabs(fast.estimated_keys + (double) info.bits / 6 * log1p(-fill)) <
+			  1e-9 * fast.estimated_keys && fabs(fast.false_positive_rate - pow(fill, 6)) <
+			  1e-12 * fast.false_positive_rate, "fast info: the ideal filter's formulas");
+		check(bloomfilter_get_info_fast(a, 1, &fast) == BLOOMFILTER_ERR_TOO_SHORT &&
+			  bloomfilter_get_info_fast(a, alen, NULL) == BLOOMFILTER_ERR_ARGUMENT,
+			  "fast info of bad bytes or no result is refused");
+	}
 
 	/* LevelDB's probe loop, written out: h % bits by division */
 	h = bloomfilter_hash("a1", 2);
