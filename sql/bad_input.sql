@@ -363,9 +363,16 @@ SELECT label, r.*
     ('finalfn, corrupt state text',    $$SELECT bloom_agg_finalfn('AQAAAA=='::bloom_agg_state)$$)
   ) AS cases(label, stmt),
   LATERAL try(stmt) r;
--- NULL key or NULL state: no error, nothing added
-SELECT bloom_agg_transfn(NULL, NULL::text, 10) IS NULL AS null_key_null_state,
-       bloom_agg_combinefn(NULL, NULL) IS NULL AS null_states;
+-- NULL key or NULL state: outside an aggregate the same error (0A000)
+SELECT label, r.*
+  FROM (VALUES
+    ('transfn, NULL key and state',    $$SELECT bloom_agg_transfn(NULL, NULL::text, 10)$$),
+    ('combinefn, NULL states',         $$SELECT bloom_agg_combinefn(NULL, NULL)$$)
+  ) AS cases(label, stmt),
+  LATERAL try(stmt) r;
+-- inside one: no error, nothing added
+SELECT bloom_agg_merge(s) IS NULL AS null_states
+  FROM (VALUES (NULL::bloom_agg_state), (NULL)) v(s);
 
 -- Partial states of different bits_per_key do not combine (22023).
 CREATE AGGREGATE bad_input_combine(bloom_agg_state) (

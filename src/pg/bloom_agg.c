@@ -106,7 +106,13 @@ agg_transfn(FunctionCallInfo fcinfo,
 
 	if (PG_ARGISNULL(1))
 	{
-		/* NULL keys are skipped, and leave the state as it was */
+		/*
+		 * NULL keys are skipped, and leave the state as it was; outside an
+		 * aggregate, the same error as for any other key.  (A row that adds
+		 * a key checks that where it makes its state: only the executor
+		 * hands over our read/write state.)
+		 */
+		(void) aggregate_context(fcinfo, "bloom_agg_transfn");
 		if (PG_ARGISNULL(0))
 			PG_RETURN_NULL();
 		PG_RETURN_DATUM(PG_GETARG_DATUM(0));
@@ -146,7 +152,9 @@ BLOOM_TYPED_KEYS(DEFINE_AGG_TRANSFN)
 /*
  * bloom_agg_combinefn(state, state): the keys of both.  The second input is
  * only read; the first is appended to in place when it is our read/write
- * expanded state, otherwise copied first.
+ * expanded state, otherwise copied first.  Only inside an aggregate, NULL
+ * states included, as bloom_agg_transfn: outside one it is an error
+ * (0A000), never a result.
  */
 Datum
 bloom_agg_combinefn(PG_FUNCTION_ARGS)
@@ -157,6 +165,7 @@ bloom_agg_combinefn(PG_FUNCTION_ARGS)
 	bool		handed_off;
 	int32		bits_per_key;
 
+	(void) aggregate_context(fcinfo, "bloom_agg_combinefn");
 	if (PG_ARGISNULL(1))
 	{
 		if (PG_ARGISNULL(0))

@@ -1339,13 +1339,16 @@ bloom_agg_state_absorb(BloomAggState *state, Datum other)
 
 /*
  * The flat bytes of any state datum: an expanded state's flat form (made
- * and kept), or a flat one as it is.
+ * and kept), or a flat one as it is, checked as the aggregate functions
+ * check it (a parallel query's reference, which no input accepts, is
+ * refused here too).
  */
 static const uint8 *
 serialized_bytes(Datum d, Size *len)
 {
 	BloomAggState *state = expanded_state(d);
 	struct varlena *flat;
+	bloom_state_header header;
 
 	if (state != NULL)
 	{
@@ -1353,7 +1356,7 @@ serialized_bytes(Datum d, Size *len)
 		*len = state->flat_size - VARHDRSZ;
 		return state->flat + VARHDRSZ;
 	}
-	flat = PG_DETOAST_DATUM(d);
+	flat = detoasted_flat(d, &header);
 	*len = VARSIZE(flat) - VARHDRSZ;
 	return (const uint8 *) VARDATA(flat);
 }

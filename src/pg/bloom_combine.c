@@ -119,25 +119,30 @@ bloom_intersect(PG_FUNCTION_ARGS)
  *
  * Strict, with no initial value: PostgreSQL makes the first non-NULL input
  * the state by copying it into the aggregate context, so from then on the
- * state is ours and is OR-ed into in place, one pass over the bits a row.
- * That copy keeps the datum as it was, though: a short header, or the
- * TOAST pointer of a stored filter.  Such a state is replaced once by a
- * plain copy, made in the per-call context: the executor copies a new
- * state into the aggregate context itself and frees the old one, so a copy
- * made there would only be left behind.  Outside an aggregate, the
- * function is bloom_union.
+ * state is the executor's and is OR-ed into in place, one pass over the
+ * bits a row.  That copy keeps the datum as it was, though: a short
+ * header, compressed, or the TOAST pointer of a stored filter; and a
+ * user's aggregate may hand over any filter as its state (an inverse
+ * function's result, an initial value).  Such a state is replaced once by
+ * a checked plain copy, made in the per-call context: the executor copies
+ * a new state into the aggregate context itself and frees the old one, so
+ * a copy made there would only be left behind.  Outside an aggregate, and
+ * as an ordered-set aggregate's final function (bloom_agg_may_write_state),
+ * the function is bloom_union.
  */
 Datum
 bloom_union_agg_transfn(PG_FUNCTION_ARGS)
 {
 	struct varlena *state = (struct varlena *) PG_GETARG_POINTER(0);
-	bytea	   *filter = PG_GETARG_BLOOMFILTER_PP(1);
+	bytea	   *filter = PG_GETARG_BLOOMFILTER_CHECKED(1);
 	bytea	   *result;
 
-	if (AggCheckCallContext(fcinfo, NULL) && !VARATT_IS_EXTENDED(state))
+	if (!VARATT_IS_EXTENDED(state) && bloom_agg_may_write_state(fcinfo))
 		result = (bytea *) state;
 	else
 		result = (bytea *) PG_DETOAST_DATUM_COPY(PointerGetDatum(state));
+	bloomfilter_check(BloomFilterBytes(result), BloomFilterLength(result),
+					  ERRCODE_DATA_CORRUPTED);
 
 	check_same_geometry(result, filter, "bloom_union_agg");
 	bloom_union_into((uint8 *) VARDATA(result), BloomFilterBytes(filter),

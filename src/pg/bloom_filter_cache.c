@@ -54,7 +54,7 @@ bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno)
 
 	/* inline values (short or not) are read where they are */
 	if (!VARATT_IS_EXTERNAL_ONDISK(arg))
-		return DatumGetBloomFilterPP(PointerGetDatum(arg));
+		return bloom_filter_datum_checked(PointerGetDatum(arg));
 
 	VARATT_EXTERNAL_GET_POINTER(toast_pointer, arg);
 	cache = cache_entry(fcinfo, argno);
@@ -70,6 +70,9 @@ bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno)
 	}
 	oldcxt = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
 	detoasted = (bytea *) detoast_attr(arg);
+	/* checked once, as it is cached: a stored value never changes */
+	bloomfilter_check(BloomFilterBytes(detoasted), BloomFilterLength(detoasted),
+					  ERRCODE_DATA_CORRUPTED);
 	if (VARSIZE(detoasted) >= BLOOM_HUGE_PAGES_MIN_BYTES &&
 		VARSIZE(detoasted) <= HUGE_COPY_MAX_BYTES)
 	{

@@ -5,7 +5,9 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_aggregate.h"
 #include "miscadmin.h"
+#include "nodes/primnodes.h"
 #include "utils/memutils.h"
 
 #include "bloom_pg.h"
@@ -35,6 +37,36 @@ bloomfilter_check(const uint8 *bytes, Size len, int sqlstate)
 
 	if (status != BLOOM_OK)
 		bloom_report_invalid(status, sqlstate, "bloomfilter value");
+}
+
+bytea *
+bloom_filter_datum_checked(Datum d)
+{
+	bytea	   *filter = DatumGetBloomFilterPP(d);
+
+	bloomfilter_check(BloomFilterBytes(filter), BloomFilterLength(filter),
+					  ERRCODE_DATA_CORRUPTED);
+	return filter;
+}
+
+bool
+bloom_agg_may_write_state(FunctionCallInfo fcinfo)
+{
+	Aggref	   *aggref;
+
+	if (!AggCheckCallContext(fcinfo, NULL))
+		return false;
+	/*
+	 * AggGetAggref names the aggregate in transition and final calls alike
+	 * (and is NULL in a window, whose aggregates are never ordered-set and
+	 * whose final functions get no argument but the state).  Only an
+	 * ordered-set aggregate's final function gets arguments besides the
+	 * state, and there it must not change the state: this function is then
+	 * either its final function or, just as rarely, its transition, which
+	 * only pays for a copy.
+	 */
+	aggref = AggGetAggref(fcinfo);
+	return aggref == NULL || aggref->aggkind == AGGKIND_NORMAL;
 }
 
 bytea *

@@ -31,6 +31,29 @@ BLOOM_BEGIN_PRIVATE
  */
 extern void bloomfilter_check(const uint8 *bytes, Size len, int sqlstate);
 
+/*
+ * A bloomfilter datum as any function reads it: detoasted (decompressed,
+ * fetched, flattened; a short header kept) and checked by
+ * bloomfilter_check, a value that fails being corrupt (XX001).  Every
+ * value the SQL level can make passed the input check already, so this
+ * costs three comparisons; it is what keeps a bad value from reaching code
+ * that indexes by the k byte.
+ */
+extern bytea *bloom_filter_datum_checked(Datum d);
+#define PG_GETARG_BLOOMFILTER_CHECKED(n) bloom_filter_datum_checked(PG_GETARG_DATUM(n))
+
+/*
+ * True when the function was called as an aggregate's transition or combine
+ * function, so that its first argument is the executor's own copy of the
+ * transition value, which the function may change in place (PostgreSQL's
+ * AggCheckCallContext contract); false outside an aggregate and in the final
+ * function of an ordered-set aggregate, whose direct arguments could
+ * otherwise write into a state other aggregates share.  The caller must
+ * still detoast that argument (an inverse function, an initial value or
+ * a first input may give it any form) and check it before writing.
+ */
+extern bool bloom_agg_may_write_state(FunctionCallInfo fcinfo);
+
 /* bloomfilter_check, then a new bloomfilter datum holding a copy. */
 extern bytea *bloomfilter_from_bytes(const uint8 *bytes, Size len,
 									 int sqlstate);
@@ -38,8 +61,9 @@ extern bytea *bloomfilter_from_bytes(const uint8 *bytes, Size len,
 /*
  * Filter argument argno of a function called row after row: read in place
  * when inline, detoasted once per call site and argument when stored out of
- * line.  It keeps its cache in flinfo->fn_extra, so a function that calls it
- * must not use fn_extra itself.
+ * line, and checked as bloom_filter_datum_checked checks (a cached copy
+ * once).  It keeps its cache in flinfo->fn_extra, so a function that calls
+ * it must not use fn_extra itself.
  */
 extern bytea *bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno);
 

@@ -109,7 +109,8 @@ bloom_add_array(PG_FUNCTION_ARGS)
 
 /*
  * The geometry of the last (bits_per_key, expected_keys) a call site saw,
- * so that rows after the first check their arguments with no division.
+ * so that rows after the first check their arguments with no division;
+ * and whether the call site may set bits in its state where it lies.
  */
 typedef struct FixedAggCache
 {
@@ -117,6 +118,7 @@ typedef struct FixedAggCache
 	int64		expected_keys;
 	bloom_geometry geometry;
 	bloom_prepared prepared;
+	bool		in_place;		/* bloom_agg_may_write_state */
 } FixedAggCache;
 
 static FixedAggCache *
@@ -135,6 +137,8 @@ fixed_geometry(FunctionCallInfo fcinfo, int32 bits_per_key, int64 expected_keys)
 	if (cache == NULL)
 	{
 		cache = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(FixedAggCache));
+		/* a call site's aggregate, and so its role in it, never changes */
+		cache->in_place = bloom_agg_may_write_state(fcinfo);
 		fcinfo->flinfo->fn_extra = cache;
 	}
 	cache->bits_per_key = bits_per_key;
@@ -145,23 +149,63 @@ fixed_geometry(FunctionCallInfo fcinfo, int32 bits_per_key, int64 expected_keys)
 }
 
 /*
+ * A state the row's path cannot set bits in where it lies: in a form other
+ * than a plain inline value (a short header, compressed, out of line: what
+ * an inverse function, an initial value or a first input may hand over),
+ * of another geometry, or in a call that may not change it.  Detoasted,
+ * checked like any input, and copied into the per-call context, from which
+ * the executor copies what the transition returns into its aggregate
+ * context; the next row then gets that copy, plain.
+ */
+static pg_noinline bytea *
+fixed_state_copy(Datum d, const FixedAggCache *cache)
+{
+	bytea	   *filter = bloom_filter_datum_checked(d);
+	const uint8 *bytes = BloomFilterBytes(filter);
+	Size		len = BloomFilterLength(filter);
+	bytea	   *copy;
+
+	if (len != cache->geometry.filter_bytes || bytes[len - 1] != cache->geometry.k)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloom_agg bits_per_key and expected_keys must be the same for every row of a group"),
+				 errdetail("The group's filter has %zu bytes and k = %u; %d bits per key for " INT64_FORMAT " keys gives " UINT64_FORMAT " bytes and k = %u.",
+						   len, (unsigned) bytes[len - 1],
+						   cache->bits_per_key, cache->expected_keys,
+						   cache->geometry.filter_bytes, cache->geometry.k)));
+	copy = (bytea *) palloc(VARHDRSZ + len);
+	SET_VARSIZE(copy, VARHDRSZ + len);
+	memcpy(VARDATA(copy), bytes, len);
+	return copy;
+}
+
+/*
  * bloom_agg(key, bits_per_key, expected_keys)'s transition, for each key
  * type: sets the key's bits in a state that is the filter itself, made on
  * the group's first non-NULL key in the geometry of expected_keys keys.
  * Memory is the filter's, however many rows come, and there is no final
  * pass.  Not strict: NULL keys are skipped.  The combine function is
  * bloom_union_agg_transfn (an OR of filters of one geometry).
+ *
+ * The state is the executor's: it copies whatever a transition returns
+ * that is not its first argument into the aggregate context, and hands
+ * that copy to the next call, which PostgreSQL lets a transition change
+ * in place.  A user's aggregate can pass anything of type bloomfilter
+ * through it, though (an inverse function's result, an initial value), so
+ * the state is set in place only as a plain inline value of exactly the
+ * geometry's length and k byte, which is a valid filter of that geometry:
+ * a test of its header's first word and one byte, row after row, and no
+ * copy.  Anything else goes through fixed_state_copy.
  */
 static pg_attribute_always_inline Datum
 fixed_transfn(FunctionCallInfo fcinfo,
 			  uint32 (*key_hash) (FunctionCallInfo fcinfo, int argno))
 {
-	MemoryContext aggcontext;
 	FixedAggCache *cache;
 	bytea	   *state;
 	uint32		hash;
 
-	if (!AggCheckCallContext(fcinfo, &aggcontext))
+	if (!AggCheckCallContext(fcinfo, NULL))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("bloom_agg_fixed_transfn can only be called as part of an aggregate")));
@@ -182,25 +226,20 @@ fixed_transfn(FunctionCallInfo fcinfo,
 	cache = fixed_geometry(fcinfo, PG_GETARG_INT32(2), PG_GETARG_INT64(3));
 	if (PG_ARGISNULL(0))
 	{
-		MemoryContext old = MemoryContextSwitchTo(aggcontext);
-
+		/*
+		 * In the per-call context: the executor copies it into the
+		 * aggregate context, and one made there would stay there unused
+		 * until the group's end.
+		 */
 		state = bloom_new_empty_filter(&cache->geometry);
-		MemoryContextSwitchTo(old);
 	}
 	else
 	{
-		/* the state is always the plain value made above, and ours */
 		state = (bytea *) PG_GETARG_POINTER(0);
-		if (VARSIZE(state) - VARHDRSZ != cache->geometry.filter_bytes ||
-			((uint8 *) VARDATA(state))[cache->geometry.filter_bytes - 1] != cache->geometry.k)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("bloom_agg bits_per_key and expected_keys must be the same for every row of a group"),
-					 errdetail("The group's filter has %zu bytes and k = %u; %d bits per key for " INT64_FORMAT " keys gives " UINT64_FORMAT " bytes and k = %u.",
-							   (Size) (VARSIZE(state) - VARHDRSZ),
-							   (unsigned) ((uint8 *) VARDATA(state))[VARSIZE(state) - VARHDRSZ - 1],
-							   cache->bits_per_key, cache->expected_keys,
-							   cache->geometry.filter_bytes, cache->geometry.k)));
+		if (unlikely(!cache->in_place || VARATT_IS_EXTENDED(state) ||
+					 VARSIZE(state) != VARHDRSZ + cache->geometry.filter_bytes ||
+					 ((const uint8 *) VARDATA(state))[cache->geometry.filter_bytes - 1] != cache->geometry.k))
+			state = fixed_state_copy(PG_GETARG_DATUM(0), cache);
 	}
 
 	hash = key_hash(fcinfo, 1);

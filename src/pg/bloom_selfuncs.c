@@ -39,22 +39,31 @@ BLOOM_SERVER_HEADERS_END
 
 PG_FUNCTION_INFO_V1(bloom_may_contain_sel);
 
-/* The types of the keys <~ and ~> take. */
+/* bloom_type_io.c */
+extern PGDLLEXPORT Datum bloomfilter_in(PG_FUNCTION_ARGS);
+
+/*
+ * Whether type (or the type under a domain) is this extension's
+ * bloomfilter: the one type whose input function is bloomfilter_in of this
+ * module, whatever schema the extension is in (it is relocatable) and
+ * however often it was dropped and created again.  Base types are made by
+ * superusers only, so no other type has that input function.  The
+ * estimator may be named by any operator, whose constant may be of any
+ * type: only a bloomfilter is read as a filter.
+ */
 static bool
-is_key_type(Oid type)
+is_bloomfilter_type(Oid type)
 {
-	switch (type)
-	{
-		case TEXTOID:
-		case BYTEAOID:
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-		case UUIDOID:
-			return true;
-		default:
-			return false;
-	}
+	Oid			input;
+	Oid			ioparam;
+	FmgrInfo	flinfo;
+
+	type = getBaseType(type);
+	if (get_typlen(type) != -1)
+		return false;
+	getTypeInputInfo(type, &input, &ioparam);
+	fmgr_info(input, &flinfo);
+	return flinfo.fn_addr == bloomfilter_in;
 }
 
 Datum
@@ -71,21 +80,25 @@ bloom_may_contain_sel(PG_FUNCTION_ARGS)
 	double		floor_sel = 0.0;
 	double		nullfrac = 0.0;
 	double		sel;
-	Oid			lefttype;
-	Oid			righttype;
-	Oid			filter_type;
-
-	/* the filter is the operand that is not the key */
-	op_input_types(operator, &lefttype, &righttype);
-	filter_type = is_key_type(lefttype) ? righttype : lefttype;
+	const bytea *filter = NULL;
 
 	if (!get_restriction_variable(root, args, varRelid, &vardata, &other, &varonleft))
 		PG_RETURN_FLOAT8(DEFAULT_MATCHING_SEL);
 
+	/*
+	 * The constant is the filter when it is one: <~ and ~> take a key on
+	 * the other side, but any operator may name this estimator.  A value
+	 * that is no filter (which input never makes) is no constant here.
+	 */
 	if (IsA(other, Const) && !((Const *) other)->constisnull &&
-		((Const *) other)->consttype == filter_type)
+		is_bloomfilter_type(((Const *) other)->consttype))
 	{
-		bytea	   *filter = DatumGetBloomFilterPP(((Const *) other)->constvalue);
+		filter = DatumGetBloomFilterPP(((Const *) other)->constvalue);
+		if (bloom_validate(BloomFilterBytes(filter), BloomFilterLength(filter)) != BLOOM_OK)
+			filter = NULL;
+	}
+	if (filter != NULL)
+	{
 		bloom_stats stats;
 		bool		isdefault;
 		double		ndistinct;
@@ -107,7 +120,7 @@ bloom_may_contain_sel(PG_FUNCTION_ARGS)
 	}
 	ReleaseVariableStats(vardata);
 
-	sel = generic_restriction_selectivity(root, operator, InvalidOid, args,
+	sel = generic_restriction_selectivity(root, operator, PG_GET_COLLATION(), args,
 										  varRelid, default_sel);
 	sel = Max(sel, floor_sel);
 	CLAMP_PROBABILITY(sel);

@@ -43,8 +43,8 @@ filters_equal(FunctionCallInfo fcinfo)
 	if (len != toast_raw_datum_size(b))
 		return false;
 
-	fa = DatumGetBloomFilterPP(a);
-	fb = DatumGetBloomFilterPP(b);
+	fa = bloom_filter_datum_checked(a);
+	fb = bloom_filter_datum_checked(b);
 	result = memcmp(BloomFilterBytes(fa), BloomFilterBytes(fb),
 					BloomFilterLength(fa)) == 0;
 	PG_FREE_IF_COPY(fa, 0);
@@ -67,7 +67,7 @@ bloomfilter_ne(PG_FUNCTION_ARGS)
 Datum
 bloomfilter_hash(PG_FUNCTION_ARGS)
 {
-	bytea	   *f = PG_GETARG_BLOOMFILTER_PP(0);
+	bytea	   *f = PG_GETARG_BLOOMFILTER_CHECKED(0);
 	Datum		result;
 
 	result = hash_any(BloomFilterBytes(f), (int) BloomFilterLength(f));
@@ -78,7 +78,7 @@ bloomfilter_hash(PG_FUNCTION_ARGS)
 Datum
 bloomfilter_hash_extended(PG_FUNCTION_ARGS)
 {
-	bytea	   *f = PG_GETARG_BLOOMFILTER_PP(0);
+	bytea	   *f = PG_GETARG_BLOOMFILTER_CHECKED(0);
 	Datum		result;
 
 	result = hash_any_extended(BloomFilterBytes(f), (int) BloomFilterLength(f),
@@ -111,8 +111,8 @@ bloomfilter_from_bytea(PG_FUNCTION_ARGS)
 static int
 filters_cmp(FunctionCallInfo fcinfo)
 {
-	bytea	   *fa = PG_GETARG_BLOOMFILTER_PP(0);
-	bytea	   *fb = PG_GETARG_BLOOMFILTER_PP(1);
+	bytea	   *fa = PG_GETARG_BLOOMFILTER_CHECKED(0);
+	bytea	   *fb = PG_GETARG_BLOOMFILTER_CHECKED(1);
 	Size		alen = BloomFilterLength(fa);
 	Size		blen = BloomFilterLength(fb);
 	int			cmp;
