@@ -24,7 +24,7 @@ OBJS = $(CORE_OBJS) \
 	src/pg/bloom_key.o src/pg/bloom_module.o
 
 REGRESS = bloomfilter_type bloom_agg bloom_agg_contexts bloom_probe bloom_agg_state bloom_agg_parallel bad_input \
-	bloomfilter_cast bloomfilter_eq bloom_info bloom_combine bloom_btree bloom_reserved bloom_estimates bloom_two_phase bloom_keys bloom_names
+	bloomfilter_cast bloomfilter_eq bloom_info bloom_combine bloom_btree bloom_reserved bloom_estimates bloom_two_phase bloom_keys bloom_names bloom_threads
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CFLAGS += -Wall -Wextra
