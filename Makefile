@@ -7,7 +7,7 @@
 
 EXTENSION = bloomfilter
 MODULE_big = bloomfilter
-DATA = bloomfilter--1.0.sql bloomfilter--1.1.sql bloomfilter--1.0--1.1.sql bloomfilter--1.1--1.2.sql
+DATA = bloomfilter--1.0.sql bloomfilter--1.1.sql bloomfilter--1.0--1.1.sql bloomfilter--1.1--1.2.sql bloomfilter--1.2--1.3.sql
 
 # src/core: the PostgreSQL-free core (no PostgreSQL header); src/pg: the
 # SQL-facing glue that calls it.
@@ -25,7 +25,7 @@ OBJS = $(CORE_OBJS) \
 
 REGRESS = bloomfilter_type bloom_agg bloom_agg_contexts bloom_probe bloom_agg_state bloom_agg_parallel bad_input \
 	bloomfilter_cast bloomfilter_eq bloom_info bloom_combine bloom_btree bloom_reserved bloom_estimates bloom_two_phase bloom_keys \
-	bloom_key_rules bloom_hostile
+	bloom_key_rules bloom_hostile bloom_names bloom_threads
 REGRESS_OPTS = --load-extension=$(EXTENSION)
 
 PG_CFLAGS += -Wall -Wextra

@@ -51,6 +51,13 @@
 # directory must have the image's bytes (the tool's SVG depends on the
 # filter alone).  --write-images copies those files into doc/img/ instead.
 #
+# Signatures.  The ```text block under doc/reference.md's heading
+# "Signatures" lists every function and aggregate of the extension, one a
+# line, as PostgreSQL gives them: [aggregate ]NAME(ARGUMENTS) → RESULT,
+# ARGUMENTS and RESULT those of pg_get_function_arguments and
+# pg_get_function_result, parameter names included.  It must be exactly
+# the set of a fresh CREATE EXTENSION's, in a database of its own.
+#
 # Links.  Every relative link and image ([text](path), [text](path#anchor),
 # [text](#anchor), reference definitions) in those files, outside code,
 # must name a file or directory of the checkout, and an #anchor must be a
@@ -427,6 +434,53 @@ else
 		fi
 	done <"$WORK/images.tsv"
 fi
+
+# ---- the signatures ---------------------------------------------------------------
+
+# signatures_documented: the lines of the text block under "## Signatures"
+signatures_documented() {
+	python3 - doc/reference.md <<'PY'
+import re, sys
+lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
+i = lines.index("## Signatures")
+while not re.match(r"^```text\s*$", lines[i]):
+    if i > 0 and lines[i].startswith("## ") and lines[i] != "## Signatures":
+        sys.exit("no text block under ## Signatures")
+    i += 1
+i += 1
+while not lines[i].startswith("```"):
+    if lines[i].strip():
+        print(lines[i].strip())
+    i += 1
+PY
+}
+SIGNATURES_QUERY="SELECT CASE p.prokind WHEN 'a' THEN 'aggregate ' ELSE '' END || p.proname
+       || '(' || pg_get_function_arguments(p.oid) || ') → ' || pg_get_function_result(p.oid)
+  FROM pg_proc p
+  JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
+  JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'bloomfilter'"
+for f in "${FILES[@]}"; do
+	[ "$f" = doc/reference.md ] || continue
+	if ! signatures_documented >"$WORK/sig-doc.txt" 2>"$WORK/sig-doc.err" || [ ! -s "$WORK/sig-doc.txt" ]; then
+		fail "doc/reference.md: no signatures read under '## Signatures': $(cat "$WORK/sig-doc.err")"
+		break
+	fi
+	db=docs_test_signatures
+	psql_admin -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
+	if psql_admin -c "CREATE DATABASE $db" >"$WORK/sig.log" 2>&1 &&
+		"$PSQL" -X -q -v ON_ERROR_STOP=1 -At -d "$db" -c "CREATE EXTENSION bloomfilter" \
+			-c "$SIGNATURES_QUERY" >"$WORK/sig-db.txt" 2>>"$WORK/sig.log"; then
+		if diff <(LC_ALL=C sort "$WORK/sig-doc.txt") <(LC_ALL=C sort "$WORK/sig-db.txt") >"$WORK/sig.diff"; then
+			pass "doc/reference.md: its $(wc -l <"$WORK/sig-doc.txt") signatures are those of CREATE EXTENSION bloomfilter, parameter names included"
+		else
+			fail "doc/reference.md: its signatures differ from the database's (< documented, > in the database):"
+			sed 's/^/     /' "$WORK/sig.diff"
+		fi
+	else
+		fail "doc/reference.md: could not list the database's signatures: $(head -c 300 "$WORK/sig.log")"
+	fi
+	[ -n "$KEEP" ] || psql_admin -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1 || true
+done
 
 # ---- the links ------------------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 #
 # test/meta_test.sh -- the PGXN distribution: META.json is valid, its
 # versions are the control file's default_version (as a semantic version:
-# '1.0' is 1.0.0), what it names exists (the docfile included), and `make
+# '1.0' is 1.0.0), each extension's file is the script that makes that
+# version, what it names exists (the docfile included), and `make
 # dist` makes bloomfilter-VERSION.zip with the files PGXN needs and the
 # documentation.
 #
@@ -58,6 +59,15 @@ while IFS=$'\t' read -r ext ver file; do
 		pass "provides $ext: version $ver is default_version"
 	else
 		fail "provides $ext: version $ver, but default_version is '$default_version' ($semver)"
+	fi
+	# the script that makes default_version: the version's own install
+	# script, or the update script into it (a fresh install runs the chain
+	# from the newest install script up to it)
+	if [ "$file" = "$ext--$default_version.sql" ] ||
+		[[ $file == "$ext--"*"--$default_version.sql" ]]; then
+		pass "provides $ext: file $file is the script that makes version $default_version"
+	else
+		fail "provides $ext: file $file is not $ext--$default_version.sql or an update script to $default_version"
 	fi
 	if [ -f "$file" ] && grep -qE "^DATA *=.*\b${file//./\\.}\b" Makefile; then
 		pass "provides $ext: $file exists and is installed (Makefile DATA)"

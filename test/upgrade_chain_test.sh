@@ -7,17 +7,22 @@
 # extension is installed:
 #   1. one database installs the oldest version (bloomfilter--1.0.sql),
 #      stores filters (inline and out of line) and bloom_agg_state values,
-#      then walks ALTER EXTENSION ... UPDATE TO every later version of the
-#      bloomfilter--A--B.sql scripts, one step at a time, to the control
-#      file's default_version;
+#      and a view over them that calls the extension's functions and
+#      operators, then walks ALTER EXTENSION ... UPDATE TO every later
+#      version of the bloomfilter--A--B.sql scripts, one step at a time, to
+#      the control file's default_version; no step drops a function or
+#      aggregate or changes its pg_proc or pg_aggregate row, but for
+#      giving names to parameters that had none;
 #   2. another database runs a fresh CREATE EXTENSION bloomfilter;
 #   3. the two have the same member objects: by pg_describe_object, with
-#      each function's signature, volatility, parallel safety, strictness,
-#      C symbol and support function, each aggregate's support functions,
+#      each function's signature and parameter names, volatility, parallel
+#      safety, strictness, cost, C symbol and support function, each
+#      aggregate's support functions,
 #      each operator's estimators, commutator, negator and hash/merge flags,
 #      each operator class's operators and functions, each type's I/O, each
 #      cast, and every COMMENT;
-#   4. the stored values keep their bytes and probe the same;
+#   4. the stored values keep their bytes and probe the same, and the view
+#      its definition and rows;
 #   5. the whole regression suite passes on the updated database.
 #
 # Every later version adds its upgrade script, and this test walks it.
@@ -60,14 +65,57 @@ q postgres -c "CREATE DATABASE chain_updated" -c "CREATE DATABASE chain_fresh"
 q chain_updated -c "CREATE EXTENSION bloomfilter VERSION '$base'"
 stored_values_create chain_updated chain_stored
 before=$(stored_values_digests chain_updated chain_stored)
+# a user's view over the extension's functions and operators: the update
+# scripts must keep the objects it depends on
+q chain_updated -c "CREATE VIEW chain_stored.uses AS
+  SELECT id, bloom_add(f, 'x'::text) = f AS has_x, 'k1'::text <~ f AS has_k1,
+         bloom_union(f, f) = f AS union_self, bloom_cardinality(f) > 0 AS some_keys
+    FROM chain_stored.filters"
+view_rows() { q chain_updated -c "SELECT * FROM chain_stored.uses ORDER BY id"; }
+view_def() { q chain_updated -c "SELECT pg_get_viewdef('chain_stored.uses'::regclass)"; }
+view_rows_before=$(view_rows)
+view_def_before=$(view_def)
+
+# Each step keeps every function and aggregate it finds, with its catalog
+# rows; it may only give names to parameters that had none.
+member_procs="SELECT d.objid FROM pg_depend d JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass
+  AND d.refobjid = e.oid WHERE e.extname = 'bloomfilter' AND d.deptype = 'e' AND d.classid = 'pg_proc'::regclass"
+q chain_updated -c "CREATE SCHEMA chain_catalog"
+catalog_snapshot() {
+	q chain_updated -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS chain_catalog.before" -c "CREATE TABLE chain_catalog.before AS
+  SELECT p.oid, p.oid::regprocedure::text AS sig, to_jsonb(p) - 'proargnames' AS proc, p.proargnames,
+         (SELECT to_jsonb(a) FROM pg_aggregate a WHERE a.aggfnoid = p.oid) AS agg
+    FROM pg_proc p WHERE p.oid IN ($member_procs)"
+}
+catalog_check() {
+	local step=$1 gone changed renamed named
+	gone=$(q chain_updated -c "SELECT string_agg(b.sig, ', ') FROM chain_catalog.before b
+  WHERE NOT EXISTS (SELECT FROM pg_proc p WHERE p.oid = b.oid)")
+	changed=$(q chain_updated -c "SELECT string_agg(b.sig, ', ') FROM chain_catalog.before b JOIN pg_proc p ON p.oid = b.oid
+  WHERE to_jsonb(p) - 'proargnames' IS DISTINCT FROM b.proc
+     OR (SELECT to_jsonb(a) FROM pg_aggregate a WHERE a.aggfnoid = p.oid) IS DISTINCT FROM b.agg")
+	renamed=$(q chain_updated -c "SELECT string_agg(b.sig, ', ') FROM chain_catalog.before b JOIN pg_proc p ON p.oid = b.oid
+  WHERE EXISTS (SELECT FROM generate_subscripts(b.proargnames, 1) i
+                 WHERE b.proargnames[i] <> '' AND b.proargnames[i] IS DISTINCT FROM p.proargnames[i])")
+	named=$(q chain_updated -c "SELECT count(*) FROM chain_catalog.before b JOIN pg_proc p ON p.oid = b.oid
+  WHERE p.proargnames IS DISTINCT FROM b.proargnames")
+	if [ -z "$gone$changed$renamed" ]; then
+		pass "update to $step: every function and aggregate of before keeps its pg_proc and pg_aggregate rows but for its parameters' names ($named given names)"
+	else
+		fail "update to $step: dropped: ${gone:-none}; rows changed: ${changed:-none}; parameters renamed: ${renamed:-none}"
+	fi
+}
 
 for step in "${steps[@]}"; do
+	catalog_snapshot
 	if q chain_updated -c "ALTER EXTENSION bloomfilter UPDATE TO '$step'"; then
 		pass "ALTER EXTENSION bloomfilter UPDATE TO '$step' with stored filters and states"
 	else
 		fail "ALTER EXTENSION bloomfilter UPDATE TO '$step' failed"
 	fi
+	catalog_check "$step"
 done
+q chain_updated -c "SET client_min_messages = warning" -c "DROP SCHEMA chain_catalog CASCADE"
 got=$(q chain_updated -c "SELECT extversion FROM pg_extension WHERE extname = 'bloomfilter'")
 [ "$got" = "$default_version" ] && pass "the updated database is at $default_version" ||
 	fail "the updated database is at $got, not $default_version"
@@ -88,9 +136,11 @@ WITH members AS (
    WHERE e.extname = 'bloomfilter' AND d.deptype = 'e')
 SELECT pg_describe_object(m.classid, m.objid, m.objsubid)
        || ' | comment: ' || COALESCE(obj_description(m.objid, m.classid::regclass::name), '<none>')
-       || COALESCE((SELECT format(' | returns %s, volatility %s, parallel %s, strict %s, kind %s, symbol %s, support %s',
+       || COALESCE((SELECT format(' | arguments (%s), names %s, returns %s, volatility %s, parallel %s, strict %s, kind %s, symbol %s, support %s, cost %s, rows %s, set %s, security definer %s, leakproof %s, config %s',
+                                  pg_get_function_arguments(p.oid), p.proargnames,
                                   p.prorettype::regtype, p.provolatile, p.proparallel, p.proisstrict,
-                                  p.prokind, p.prosrc, p.prosupport)
+                                  p.prokind, p.prosrc, p.prosupport, p.procost, p.prorows, p.proretset,
+                                  p.prosecdef, p.proleakproof, p.proconfig)
                       FROM pg_proc p WHERE m.classid = 'pg_proc'::regclass AND p.oid = m.objid), '')
        || COALESCE((SELECT format(' | transition %s, final %s, combine %s, serial %s, deserial %s, state %s, init %s, space %s, final modify %s',
                                   a.aggtransfn::regprocedure, a.aggfinalfn, a.aggcombinefn, a.aggserialfn,
@@ -128,8 +178,13 @@ else
 	fail "updated and fresh differ in their member objects (diff above: - fresh, + updated)"
 fi
 
-# 4. the stored values
+# 4. the stored values, and the view over them
 compare_rows "across the update" "$before" "$(stored_values_digests chain_updated chain_stored)"
+if [ "$(view_def)" = "$view_def_before" ] && [ "$(view_rows)" = "$view_rows_before" ]; then
+	pass "a user's view over the extension's functions keeps its definition and its $(wc -l <<<"$view_rows_before") rows"
+else
+	fail "the view changed: was '$view_def_before' giving '$view_rows_before', is '$(view_def)' giving '$(view_rows)'"
+fi
 
 # 5. the regression suite on the updated database
 pg_regress="$(dirname "$("$(bf_pg_config)" --pgxs)")/../../src/test/regress/pg_regress"

@@ -663,8 +663,8 @@ parallel_sorting_processes(void)
 }
 
 /*
- * Threads to sort and code a state on: as many as
- * bloomfilter.max_final_threads and the CPUs allow for a large state, but 1
+ * Threads to sort and code a state on: as many as bloom_thread_budget,
+ * the settings and the CPUs, allow for a large state, but 1
  * (this one) for fewer than BLOOM_FLATTEN_THREADED_MIN hashes.  While
  * parallel workers may still be running (in a worker, and in a parallel
  * leader sending its own share of the rows, a state of its own making with
@@ -684,7 +684,7 @@ flatten_threads(const BloomAggState *state)
 {
 	uint64		nhashes = state_hashes(state);
 	uint64		by_hashes = nhashes / FLATTEN_MIN_HASHES_PER_THREAD;
-	unsigned	max = Min((unsigned) bloom_max_final_threads, bloom_available_cpus());
+	unsigned	max = bloom_thread_budget();
 	bool		absorbed = state->shared != NULL;
 
 	for (const BloomAggRun *run = state->runs; run != NULL; run = run->next)

@@ -1,7 +1,8 @@
 /*
  * bloom_final_pg.c
  *		Setting the filter's bits at the end of bloom_agg, on the core's
- *		threads, as many as bloomfilter.max_final_threads allows.
+ *		threads, as many as bloomfilter.max_final_threads and
+ *		bloomfilter.final_threads_limit allow.
  *
  * The core (bloom_final.c) owns the threads: they run no PostgreSQL code,
  * allocate nothing through palloc and have every signal blocked.  This
@@ -26,6 +27,15 @@
 
 /* How long the backend waits for the threads between interrupt checks. */
 #define WAIT_MS		20
+
+unsigned
+bloom_thread_budget(void)
+{
+	unsigned	budget = (unsigned) Min(bloom_max_final_threads,
+										bloom_final_threads_limit);
+
+	return Min(budget, bloom_available_cpus());
+}
 
 void
 bloom_decode_state_run(const bloom_hash_run *run)
@@ -85,8 +95,21 @@ bloom_build_filter_from_runs(uint8 *filter, const bloom_geometry *geometry,
 	bloom_final_job *job;
 	bloom_status status;
 	unsigned	nthreads = bloom_final_threads_for(geometry, nhashes,
-												   Min((unsigned) bloom_max_final_threads,
-													   bloom_available_cpus()));
+												   bloom_thread_budget());
+
+	/*
+	 * Where threads would pay (a filter of 4 MB or more, enough hashes),
+	 * say how many the settings allow and how many it takes.  The message
+	 * depends on the settings alone; the detail on the machine too.
+	 */
+	if (bloom_final_threads_for(geometry, nhashes, BLOOM_MAX_FINAL_THREADS) > 1)
+		ereport(DEBUG1,
+				(errmsg_internal("bloom_agg: final threads allowed: %d, the lower of bloomfilter.max_final_threads (%d) and bloomfilter.final_threads_limit (%d)",
+								 Min(bloom_max_final_threads, bloom_final_threads_limit),
+								 bloom_max_final_threads, bloom_final_threads_limit),
+				 errdetail_internal("It sets the bits of a filter of " UINT64_FORMAT " bytes on %u threads; the server may run on %u CPUs.",
+									(uint64) geometry->filter_bytes, nthreads,
+									bloom_available_cpus())));
 
 	BLOOM_TRACE_LOG("final set start nthreads=%u", nthreads);
 	if (nthreads <= 1 ||

@@ -23,6 +23,7 @@ BLOOM_SERVER_HEADERS_END
 PG_MODULE_MAGIC;
 
 int			bloom_max_final_threads = 1;
+int			bloom_final_threads_limit = BLOOM_MAX_FINAL_THREADS;
 
 void		_PG_init(void);
 
@@ -41,6 +42,18 @@ _PG_init(void)
 							&bloom_max_final_threads,
 							(int) bloom_available_cpus(), 1, BLOOM_MAX_FINAL_THREADS,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+
+	/*
+	 * The ceiling over every role's max_final_threads: SUSET, so that an
+	 * administrator's ALTER SYSTEM or ALTER ROLE ... SET holds against a
+	 * user's SET.  By default it limits nothing (the CPUs are the limit).
+	 */
+	DefineCustomIntVariable("bloomfilter.final_threads_limit",
+							"Sets the most threads bloom_agg's final function and a state's sort may use, whatever bloomfilter.max_final_threads says.",
+							"The threads used are the lower of the two settings and the CPUs the server may run on. Only superusers, and roles granted SET on it, can change it.",
+							&bloom_final_threads_limit,
+							BLOOM_MAX_FINAL_THREADS, 1, BLOOM_MAX_FINAL_THREADS,
+							PGC_SUSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("bloomfilter.parallel_handoff",
 							 "Lets parallel workers hand bloom_agg's hashes to the leader in the query's shared memory.",
 							 "Off, or where /dev/shm lacks the room, a worker's state is sorted, coded and sent through the tuple queue.",

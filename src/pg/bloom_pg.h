@@ -109,9 +109,18 @@ extern bytea *bloom_new_unzeroed_filter(const bloom_geometry *geometry);
 /*
  * bloomfilter.max_final_threads: the final function's threads, the
  * backend's own included (bloom_module.c).  Its default is the CPUs the
- * server may run on (bloom_available_cpus).
+ * server may run on (bloom_available_cpus).  A user's own choice, under
+ * bloomfilter.final_threads_limit, which only a superuser (or a role
+ * granted SET on it) sets.
  */
 extern int	bloom_max_final_threads;
+extern int	bloom_final_threads_limit;
+
+/*
+ * The most threads the final, or a state's sort, may take: the lower of
+ * the two settings and the CPUs the server may run on.
+ */
+extern unsigned bloom_thread_budget(void);
 
 struct bloom_hash_run;
 
