@@ -7,6 +7,8 @@
  * or into a new one at the end, listed here:
  *   1. Parameter names: every function and aggregate a query calls takes
  *      the names of doc/reference.md.
+ *   2. Keys: bloom_key's planner support, which refuses a type whose equal
+ *      values could have different bytes when the query is planned.
  */
 
 -- complain if script is sourced in psql, rather than via CREATE or ALTER EXTENSION
@@ -329,3 +331,23 @@ CREATE OR REPLACE FUNCTION bloom_key(VARIADIC fields "any") RETURNS bytea
 
 -- bloom_empty, bloom_expected_fpr and bloom_bits_per_key had their names
 -- from the start.
+
+------------------------------------------------------------------------
+-- 2. Keys.  bloom_key writes each value so that values its type's "="
+-- calls equal have the same bytes, and refuses a type for which that
+-- cannot hold (json, xml, citext, text under a nondeterministic
+-- collation, types it has no rule for: doc/format.md's key table).  Its
+-- planner support raises that error when the query is planned, before any
+-- row and also when no row comes; the function itself checks its types on
+-- its first call, and the values inside records whose type only the
+-- values tell as it goes.  The typed key functions (text, bytea, integers,
+-- uuid) refuse a nondeterministic collation themselves.
+------------------------------------------------------------------------
+
+CREATE FUNCTION bloom_key_support(internal) RETURNS internal
+	AS 'MODULE_PATHNAME' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+ALTER FUNCTION bloom_key(VARIADIC "any") SUPPORT bloom_key_support;
+
+COMMENT ON FUNCTION bloom_key_support(internal) IS 'planner support of bloom_key: the error for a type whose equal values could have different key bytes, when the query is planned';
+COMMENT ON FUNCTION bloom_key(VARIADIC "any") IS 'one bytea key of several values: each value''s length (4 bytes, big-endian; 0xFFFFFFFF for NULL) and bytes, equal for values that "=" calls equal';

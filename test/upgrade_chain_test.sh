@@ -77,7 +77,8 @@ view_rows_before=$(view_rows)
 view_def_before=$(view_def)
 
 # Each step keeps every function and aggregate it finds, with its catalog
-# rows; it may only give names to parameters that had none.
+# rows; it may only give names to parameters that had none, and a planner
+# support function to a function that had none (1.3's bloom_key).
 member_procs="SELECT d.objid FROM pg_depend d JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass
   AND d.refobjid = e.oid WHERE e.extname = 'bloomfilter' AND d.deptype = 'e' AND d.classid = 'pg_proc'::regclass"
 q chain_updated -c "CREATE SCHEMA chain_catalog"
@@ -92,7 +93,8 @@ catalog_check() {
 	gone=$(q chain_updated -c "SELECT string_agg(b.sig, ', ') FROM chain_catalog.before b
   WHERE NOT EXISTS (SELECT FROM pg_proc p WHERE p.oid = b.oid)")
 	changed=$(q chain_updated -c "SELECT string_agg(b.sig, ', ') FROM chain_catalog.before b JOIN pg_proc p ON p.oid = b.oid
-  WHERE to_jsonb(p) - 'proargnames' IS DISTINCT FROM b.proc
+  WHERE to_jsonb(p) - 'proargnames' - 'prosupport' IS DISTINCT FROM b.proc - 'prosupport'
+     OR (p.prosupport::text <> b.proc->>'prosupport' AND b.proc->>'prosupport' <> '-')
      OR (SELECT to_jsonb(a) FROM pg_aggregate a WHERE a.aggfnoid = p.oid) IS DISTINCT FROM b.agg")
 	renamed=$(q chain_updated -c "SELECT string_agg(b.sig, ', ') FROM chain_catalog.before b JOIN pg_proc p ON p.oid = b.oid
   WHERE EXISTS (SELECT FROM generate_subscripts(b.proargnames, 1) i

@@ -27,8 +27,10 @@
  * 0A000 for such a collation.  The last collation found deterministic is
  * remembered (bloom_key_collation.c), so a call per row costs a compare.
  */
-extern PGDLLIMPORT Oid bloom_deterministic_collation;
+BLOOM_BEGIN_PRIVATE
+extern Oid bloom_deterministic_collation;
 extern void bloom_key_collation_check_slow(Oid collation);
+BLOOM_END_PRIVATE
 
 static inline void
 bloom_key_collation_check(Oid collation)

@@ -13,6 +13,9 @@
 #include "lib/stringinfo.h"
 
 #include "bloom_compat.h"
+#include "bloom_core.h"
+
+BLOOM_BEGIN_PRIVATE
 
 /*
  * ERROR (0A000) unless values of type typid (a domain is its base type)
@@ -30,5 +33,7 @@ extern void bloom_key_check_type(Oid typid, int32 typmod, Oid collation);
  */
 extern void bloom_key_append_field(StringInfo buf, Oid typid, int32 typmod,
 								   Oid collation, Datum value, bool isnull);
+
+BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_KEY_ENCODE_H */
