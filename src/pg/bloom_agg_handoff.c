@@ -231,8 +231,15 @@ bloom_handoff_share(const BloomHandoffTarget *target, int32 bits_per_key,
 	}
 	Assert(hashes == (uint32 *) ((char *) header + head) + ncopied);
 
-	/* unique in this query: the worker's pid, the time, a counter */
-	header->token = ((uint64) MyProcPid << 40) ^ (uint64) GetCurrentTimestamp() ^ ++tokens;
+	/*
+	 * The area's handle, then what is unique in this query (the worker's
+	 * pid, the time, a counter): the leader reads a reference only in the
+	 * area whose handle it carries, so a reference that outlived its query
+	 * (a user's aggregate could keep one) is refused before its pointer is
+	 * followed into another query's area.
+	 */
+	header->token = ((uint64) dsa_get_handle(target->area) << 32) |
+		(uint32) (((uint64) MyProcPid << 20) ^ (uint64) GetCurrentTimestamp() ^ ++tokens);
 	header->nhashes = nhashes;
 	header->ncopied = ncopied;
 	header->nblocks = nall;
@@ -423,6 +430,11 @@ bloom_handoff_read(FunctionCallInfo fcinfo, Datum d, BloomHandoffHashes *out)
 	if (search.area == NULL)
 		elog(ERROR, "bloom_agg found no shared memory for parallel worker %d's state",
 			 reference.worker);
+	if ((uint32) (reference.token >> 32) != (uint32) dsa_get_handle(search.area))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("bloom_agg_state value is a reference to another parallel query's shared memory"),
+				 errdetail("A parallel worker's state is read only by the query that made it.")));
 	header = dsa_get_address(search.area, (dsa_pointer) reference.pointer);
 	if (header == NULL || header->token != reference.token ||
 		header->nhashes != reference.nhashes ||
