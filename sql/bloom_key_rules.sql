@@ -184,6 +184,10 @@ SELECT bloom_key(ARRAY['{}'::json]);
 SELECT bloom_key(ROW(1, '{}'::json));
 SELECT bloom_key(1, '10.0.0.1'::inet);
 SELECT count(bloom_key(x)) FROM (SELECT '{}'::json WHERE false) t(x);
+CREATE EXTENSION citext;
+SELECT bloom_key('Ann'::citext);
+SELECT bloom_key(lower('Ann'::citext::text)) = bloom_key(lower('ANN'::citext::text)) AS the_way_around;
+DROP EXTENSION citext;
 
 -- text under a nondeterministic collation is refused wherever a key is made
 CREATE COLLATION case_insensitive (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
