@@ -59,7 +59,37 @@ UNION ALL
 SELECT 'money_pair', s FROM unnest(ARRAY['(1.0,"1 day")', '(1,"24 hours")', '(1.50,)',
   '(1.5,)', '(,)', '(2,"1 mon")', '(2.000,"30 days")']) s
 UNION ALL
-SELECT 'jsonb[]', s FROM unnest(ARRAY['{"{\"a\": 1}","[1.0]"}', '{"{\"a\":1.00}","[1]"}']) s;
+SELECT 'jsonb[]', s FROM unnest(ARRAY['{"{\"a\": 1}","[1.0]"}', '{"{\"a\":1.00}","[1]"}']) s
+UNION ALL
+SELECT 'bigint', s FROM unnest(ARRAY['1', '01', '+1', ' 1', '-0', '0', '9223372036854775807']) s
+UNION ALL
+SELECT 'smallint[]', s FROM unnest(ARRAY['{1,2}', '{01,+2}', '{1,NULL}', '{ 1 , NULL }']) s
+UNION ALL
+SELECT 'posint[]', s FROM unnest(ARRAY['{1,2}', '{01,2}', '{2,1}']) s
+UNION ALL
+SELECT 'uuid', s FROM unnest(ARRAY['a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11',
+  '{a0eebc999c0b4ef8bb6d6bb9bd380a11}', 'a0eebc999c0b4ef8bb6d6bb9bd380a11', '00000000-0000-0000-0000-000000000000']) s
+UNION ALL
+SELECT 'bytea', s FROM unnest(ARRAY['\x41', 'A', '\101', '\x', '']) s
+UNION ALL
+SELECT 'varchar', s FROM unnest(ARRAY['a', 'a ', 'A', 'é']) s
+UNION ALL
+SELECT 'name', s FROM unnest(ARRAY['a', 'a ', 'A']) s
+UNION ALL
+SELECT '"char"', s FROM unnest(ARRAY['a', 'ab', 'b']) s
+UNION ALL
+SELECT 'boolean', s FROM unnest(ARRAY['t', 'true', 'yes', 'on', '1', 'f', 'no', 'off', '0']) s
+UNION ALL
+SELECT 'date', s FROM unnest(ARRAY['2026-01-02', '20260102', '2026-1-2', 'January 2, 2026', 'infinity']) s
+UNION ALL
+SELECT 'time', s FROM unnest(ARRAY['12:00', '12:00:00', '12:00:00.000000', '12:00:00.000001', '24:00']) s
+UNION ALL
+SELECT 'timestamp', s FROM unnest(ARRAY['2026-01-02 12:00', '2026-01-02T12:00:00', '2026-01-02 12:00:00.000',
+  'January 2 2026 12:00', '2026-01-02 12:00:01']) s
+UNION ALL
+SELECT 'mood', s FROM unnest(ARRAY['ok', 'happy', 'sad']) s
+UNION ALL
+SELECT 'mood[]', s FROM unnest(ARRAY['{ok,sad}', '{ ok , sad }', '{"ok","sad"}', '{sad,ok}']) s;
 
 -- every pair of values of a type, with their equality and their keys
 CREATE FUNCTION pg_temp.key_pairs(t text)
