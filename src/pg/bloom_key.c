@@ -169,7 +169,7 @@ pg_noreturn static void
 report_unsupported_key(Oid type)
 {
 	ereport(ERROR,
-			(errcode(ERRCODE_UNDEFINED_FUNCTION),
+			(errcode(ERRCODE_DATATYPE_MISMATCH),
 			 errmsg("a bloom filter key cannot be of type %s", format_type_be(type)),
 			 errdetail("Keys are text, bytea, smallint, integer, bigint or uuid values."),
 			 errhint("bloom_key(...) makes one bytea key of values of other types (numeric, dates and times, arrays, rows, ...), for example bloom_agg(bloom_key(x), 10) and bloom_key(x) <~ filter.")));
