@@ -120,8 +120,17 @@ spec_value_bytes(FieldType t, const Field &f)
 			/* boolsend */
 			return std::string(1, f.b ? '\1' : '\0');
 		case FieldType::Float8:
-			/* float8send: the IEEE 754 bits, most significant byte first */
-			memcpy(&bits, &f.d, sizeof(bits));
+			/*
+			 * the IEEE 754 bits, most significant byte first (float8send),
+			 * with -0 written as 0 and every NaN as the one quiet NaN:
+			 * "=" calls them equal (doc/format.md's key table)
+			 */
+			if (std::isnan(f.d))
+				bits = UINT64_C(0x7ff8000000000000);
+			else if (f.d == 0)
+				bits = 0;
+			else
+				memcpy(&bits, &f.d, sizeof(bits));
 			return be_bytes(bits, 8);
 	}
 	return std::string();
