@@ -67,7 +67,18 @@
 # made hyphens, and -1, -2, ... appended to repeats.  http(s) and mailto
 # links are not fetched.
 #
-# One test per block and per link.  Prints "docs: N passed, N failed".
+# History.  The user's documents (doc/*.md, bench/README.md and
+# CONTRIBUTING.md) say what the code does and costs, not when or where it
+# was measured: outside code (fenced blocks and `inline code`) they must
+# have no date (YYYY-MM-DD) and none of the notebook's markers ("same
+# kind", "borrowed machine", "lent for", "a second call", "fresh
+# machine", "not met", "this session", "the 2-core
+# machine", "a 2-core virtual machine", "issue 44", "commit 1a2b3c4").
+# Dates and runs belong in CHANGELOG.md, commit messages and
+# bench/results/.  One test per file.
+#
+# One test per block, per link and per file's history check.  Prints
+# "docs: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # shellcheck source=scripts/lib.sh
@@ -221,6 +232,33 @@ REFDEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+.*)?$")
 # The program blocks' languages; a plain ```sh (one word) is shown only.
 PROGRAMS = {"sh": "sh", "python": "py", "c": "c"}
 IMAGE = re.compile(r"!\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?")
+
+# Run dates and the lab notebook's phrases (see History in the header).
+HISTORY = re.compile(
+    r"\b20\d\d-[01]\d-[0-3]\d\b"
+    r"|\bsame kind\b|\bborrowed machines?\b|\blent for\b|\ba second call\b"
+    r"|\bfresh machines?\b|\bnot met\b|\bthis session\b"
+    r"|\bthe \d+-core machines?\b|\b\d+-core (?:[\w-]+ ){0,3}?virtual machines?\b"
+    r"|\b\d+-core x86-64 machines?\b|\bissues? #?\d+\b|\bcommit [0-9a-f]{7,40}\b",
+    re.I)
+
+
+def history_checked(path):
+    return (path.startswith("doc/") and path.endswith(".md")
+            or path in ("bench/README.md", "CONTRIBUTING.md"))
+
+
+with open(os.path.join(work, "history.tsv"), "w") as ht:
+    for path in files:
+        if not history_checked(path):
+            continue
+        prose, _ = split(path)
+        hits = []
+        for num, line in prose:
+            code_free = re.sub(r"(`+)(?:(?!\1).)+\1", "", line)
+            for m in HISTORY.finditer(code_free):
+                hits.append("%d: %s" % (num, m.group(0)))
+        ht.write("%s\t%s\n" % (path, "; ".join(hits) if hits else "ok"))
 
 with open(os.path.join(work, "blocks.tsv"), "w") as bt, \
         open(os.path.join(work, "links.tsv"), "w") as lt, \
@@ -491,6 +529,16 @@ while IFS=$'\t' read -r file line target verdict; do
 		fail "$file:$line: link $target: $verdict"
 	fi
 done <"$WORK/links.tsv"
+
+# ---- history ----------------------------------------------------------------------
+
+while IFS=$'\t' read -r file verdict; do
+	if [ "$verdict" = ok ]; then
+		pass "$file: no run dates or machine history outside code"
+	else
+		fail "$file: run dates or machine history outside code (move them to bench/results/): $verdict"
+	fi
+done <"$WORK/history.tsv"
 
 echo "docs: $(wc -l <"$WORK/blocks.tsv") blocks in ${#FILES[@]} files ($ndb databases), $(wc -l <"$WORK/links.tsv") relative links"
 check_summary docs
