@@ -313,6 +313,71 @@ bloomfilter_k_for_bits_per_key(int bits_per_key)
 	return bloom_k_for_bits_per_key(bits_per_key < 0 ? 0 : bits_per_key);
 }
 
+/* ---- reserved filters: sized first, keys added in place ---- */
+
+int
+bloomfilter_empty(uint64_t expected_keys, int bits_per_key, uint8_t **filter,
+				  size_t *len)
+{
+	bloom_geometry geometry;
+	bloom_status status;
+	uint8_t    *bytes;
+
+	if (filter == NULL || len == NULL)
+		return BLOOMFILTER_ERR_ARGUMENT;
+	*filter = NULL;
+	*len = 0;
+	status = bloom_geometry_for(expected_keys, bits_per_key, &geometry);
+	if (status != BLOOM_OK)
+		return from_status(status);
+	if (geometry.filter_bytes > SIZE_MAX)
+		return BLOOMFILTER_ERR_TOO_LARGE;
+	bytes = calloc(1, (size_t) geometry.filter_bytes);
+	if (bytes == NULL)
+		return BLOOMFILTER_ERR_NO_MEMORY;
+	bytes[geometry.filter_bytes - 1] = (uint8_t) geometry.k;
+	*filter = bytes;
+	*len = (size_t) geometry.filter_bytes;
+	return BLOOMFILTER_OK;
+}
+
+int
+bloomfilter_add_hash(uint8_t *filter, size_t len, uint32_t hash)
+{
+	int			error;
+
+	if (filter == NULL)
+		return BLOOMFILTER_ERR_ARGUMENT;
+	error = from_status(bloom_validate(filter, len));
+	if (error != BLOOMFILTER_OK)
+		return error;
+	bloom_set_hash(filter, (uint64_t) (len - 1) * 8, filter[len - 1], hash);
+	return BLOOMFILTER_OK;
+}
+
+int
+bloomfilter_add(uint8_t *filter, size_t len, const void *key, size_t keylen)
+{
+	if (key == NULL && keylen > 0)
+		return BLOOMFILTER_ERR_ARGUMENT;
+	return bloomfilter_add_hash(filter, len, bloom_key_hash(key, keylen));
+}
+
+int
+bloomfilter_add_int64(uint8_t *filter, size_t len, int64_t value)
+{
+	return bloomfilter_add_hash(filter, len, bloom_int_key_hash(value));
+}
+
+int
+bloomfilter_add_uuid(uint8_t *filter, size_t len,
+					 const uint8_t uuid[BLOOMFILTER_UUID_KEY_BYTES])
+{
+	if (uuid == NULL)
+		return BLOOMFILTER_ERR_ARGUMENT;
+	return bloomfilter_add_hash(filter, len, bloom_uuid_key_hash(uuid));
+}
+
 /* ---- reading ---- */
 
 int

@@ -152,6 +152,37 @@ BLOOMFILTER_API void bloomfilter_builder_free(bloomfilter_builder *builder);
 /* The k LevelDB uses at bits_per_key: floor(bits_per_key * 0.69), 1..30. */
 BLOOMFILTER_API unsigned bloomfilter_k_for_bits_per_key(int bits_per_key);
 
+/* ---- reserved filters: sized first, keys added later --------------- */
+
+/*
+ * SQL's bloom_empty(expected_keys, bits_per_key): the filter CreateFilter
+ * sizes for expected_keys keys, no bit set (max(64, expected_keys *
+ * bits_per_key) bits rounded up to bytes, then k), in a new allocation of
+ * *len bytes.  bloomfilter_bits_per_key_for_fpr turns a target rate into
+ * bits_per_key.
+ */
+BLOOMFILTER_API int bloomfilter_empty(uint64_t expected_keys, int bits_per_key,
+									  uint8_t **filter, size_t *len);
+
+/*
+ * SQL's bloom_add(filter, key), in place: sets the key's bits where
+ * CreateFilter sets them in a filter of that size and k, which do not
+ * change.  Adding n keys one at a time to bloomfilter_empty(n, bpk) gives
+ * the bytes a builder of bpk finishes for the same n keys.  The filter
+ * must validate (else its error, and nothing is written).  Past the keys a
+ * filter was sized for, its false positive rate rises.  Not safe while
+ * another thread reads or writes the same bytes.
+ */
+BLOOMFILTER_API int bloomfilter_add(uint8_t *filter, size_t len,
+									const void *key, size_t keylen);
+BLOOMFILTER_API int bloomfilter_add_int64(uint8_t *filter, size_t len,
+										  int64_t value);
+BLOOMFILTER_API int bloomfilter_add_uuid(uint8_t *filter, size_t len,
+										 const uint8_t uuid[BLOOMFILTER_UUID_KEY_BYTES]);
+/* A key given by its bloomfilter_hash. */
+BLOOMFILTER_API int bloomfilter_add_hash(uint8_t *filter, size_t len,
+										 uint32_t hash);
+
 /* ---- reading ------------------------------------------------------- */
 
 /*

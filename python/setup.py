@@ -1,69 +1,41 @@
-"""Build the Python module bloomfilter: a C extension compiled from
-src/_bloomfilter.c, libbloomfilter (../lib/bloomfilter.c) and the
-PostgreSQL-free core (../src/core, the CORE_OBJS list of ../Makefile).
+"""Build the Python module bloomfilter with setuptools: a C extension
+compiled from src/_bloomfilter.c, libbloomfilter (../lib/bloomfilter.c) and
+the PostgreSQL-free core (../src/core, the CORE_OBJS list of ../Makefile).
 
-    pip install --no-build-isolation ./python        (offline; from the repository root)
     python3 python/setup.py build_ext --build-lib DIR  (the package lands in DIR)
 
-Every path is computed from this file's place, so either works from any
-directory; objects go under python/build/.
+Every path is computed from this file's place, so it works from any
+directory; objects go under python/build/.  pip does not use this file:
+pyproject.toml names the in-tree backend _build/bloomfilter_build.py, which
+needs neither setuptools nor wheel (pip install ./python); the source list
+and the version come from that backend, so both build the same module.
 """
-import glob
 import os
-import re
+import sys
 
 from setuptools import Extension, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-LIB = os.path.join(ROOT, "lib")
-CORE = os.path.join(ROOT, "src", "core")
-
-
-def core_sources():
-    """src/core/*.c as the top-level Makefile lists them (CORE_OBJS)."""
-    try:
-        with open(os.path.join(ROOT, "Makefile"), encoding="utf-8") as f:
-            text = f.read().replace("\\\n", " ")
-        m = re.search(r"^CORE_OBJS\s*:?=\s*(.*)$", text, re.M)
-    except OSError:
-        m = None
-    if m:
-        objs = m.group(1).split()
-        sources = [os.path.join(ROOT, o[:-2] + ".c") for o in objs if o.endswith(".o")]
-    else:
-        sources = sorted(glob.glob(os.path.join(CORE, "*.c")))
-    missing = [s for s in sources if not os.path.exists(s)]
-    if not sources or missing:
-        raise SystemExit("bloomfilter: the core sources are not where setup.py "
-                         "expects them (%s); build from the repository checkout"
-                         % (missing or CORE))
-    return sources
-
-
-def version():
-    """BLOOMFILTER_VERSION of lib/bloomfilter.h."""
-    with open(os.path.join(LIB, "bloomfilter.h"), encoding="utf-8") as f:
-        m = re.search(r'#define\s+BLOOMFILTER_VERSION\s+"([^"]+)"', f.read())
-    return m.group(1)
-
+# imported without writing _build/__pycache__ into the source tree
+sys.path.insert(0, os.path.join(HERE, "_build"))
+_dont_write_bytecode, sys.dont_write_bytecode = sys.dont_write_bytecode, True
+import bloomfilter_build  # noqa: E402
+sys.dont_write_bytecode = _dont_write_bytecode
 
 extension = Extension(
     "bloomfilter._bloomfilter",
-    sources=[os.path.join(HERE, "src", "_bloomfilter.c"),
-             os.path.join(LIB, "bloomfilter.c")] + core_sources(),
-    include_dirs=[LIB, CORE],
-    extra_compile_args=["-std=gnu11", "-Wall", "-Wextra", "-fvisibility=hidden"],
+    sources=bloomfilter_build.extension_sources(),
+    include_dirs=bloomfilter_build.include_dirs(),
+    extra_compile_args=bloomfilter_build.EXTRA_CFLAGS,
     extra_link_args=["-pthread"],
     libraries=["m"],
 )
 
 setup(
     name="bloomfilter",
-    version=version(),
-    description="LevelDB bloom filters, byte for byte, as the bloomfilter "
-                "PostgreSQL extension writes them",
-    python_requires=">=3.9",
+    version=bloomfilter_build.version(),
+    description=bloomfilter_build.SUMMARY,
+    python_requires=bloomfilter_build.REQUIRES_PYTHON,
     packages=["bloomfilter"],
     package_dir={"bloomfilter": os.path.relpath(os.path.join(HERE, "bloomfilter"))},
     ext_modules=[extension],

@@ -488,6 +488,7 @@ stage_outside() {
 	run_suite "library install" library-install "$LOGDIR/library-install.log" test/library_install_test.sh
 	run_suite "tool" tool "$LOGDIR/tool.log" test/tool_test.sh lib/bloomfilter
 	run_suite "python module" python "$LOGDIR/python.log" python3 test/python_test.py "$pydir"
+	run_suite "python install" python-install "$LOGDIR/python-install.log" test/python_install_test.sh
 	run_suite "outside <-> SQL" outside "$LOGDIR/outside.log" test/outside_test.sh lib/bloomfilter "$pydir"
 }
 

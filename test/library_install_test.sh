@@ -100,6 +100,20 @@ fi
 [ "$(objdump -p "$ROOT/lib/libbloomfilter.so.1" | awk '$1 == "SONAME" { print $2 }')" = libbloomfilter.so.1 ] &&
 	pass "its soname is libbloomfilter.so.1" || fail "its soname is libbloomfilter.so.1"
 
+# Without DESTDIR, into a directory the dynamic linker does not search: the
+# install says how a program finds the library (and that way works).
+if make -s -C lib install PREFIX="$WORK/direct" >"$WORK/install-direct.log" 2>&1 &&
+	grep -qx "libbloomfilter: $WORK/direct/lib is not in the dynamic linker's path: run programs with LD_LIBRARY_PATH=$WORK/direct/lib, or add it to /etc/ld.so.conf.d/ and run ldconfig" "$WORK/install-direct.log" &&
+	[ "$(LD_LIBRARY_PATH=$WORK/direct/lib "$WORK/user")" = "$expected" ]; then
+	pass "an install the dynamic linker does not search prints the LD_LIBRARY_PATH hint, which works"
+else
+	cat "$WORK/install-direct.log"
+	fail "an install the dynamic linker does not search prints the LD_LIBRARY_PATH hint, which works"
+fi
+grep -qx "libbloomfilter: staged under DESTDIR; run ldconfig on the system it is copied to" "$WORK/install.log" &&
+	pass "a DESTDIR install runs no ldconfig and says so" ||
+	fail "a DESTDIR install runs no ldconfig and says so"
+
 # pip builds in a copy of nothing: the tree's python/ with its ../ sources
 if /usr/bin/python3 -m venv --system-site-packages "$WORK/venv" >"$WORK/venv.log" 2>&1 &&
 	"$WORK/venv/bin/pip" install --no-build-isolation --no-index ./python >"$WORK/pip.log" 2>&1 &&

@@ -15,6 +15,9 @@
 #   - into SQL: the filters the tool and the module build, loaded into a
 #     bloomfilter column with \copy, are accepted, equal bloom_agg's, and
 #     answer every probe through <~ as the tool and the module do;
+#   - the module's MutableBloomFilter, sized by empty() and for_capacity()
+#     and filled by add and update, is bloom_add's filter of the keys in
+#     bloom_empty's, byte for byte;
 #   - the tool's info --measure and the module's info(measure=True) give
 #     bloom_info's seven figures; their plain info, its five counts.
 # Multi-column keys: the module composes its tuples itself; the tool reads
@@ -98,10 +101,12 @@ py_keys_sql() { # KIND TABLE
 cat >"$WORK/module.py" <<'PY'
 """The module's side: build a filter from keys, or probe one with them.
 
-usage: module.py build|probe KIND KEYS.json FILTER
+usage: module.py build|reserve|probe KIND KEYS.json FILTER
 Keys are one JSON value a line: a string (text), a number (int), a uuid's
 string (uuid), or [tenant, name] (multi, a tuple of int or None and str
-or None).  build writes the filter's text form to FILTER; probe reads
+or None).  build writes the filter's text form to FILTER; reserve the
+text forms of MutableBloomFilter.empty(1000, 7) and .for_capacity(1000,
+0.01) with the keys added, a line each; probe reads
 FILTER (raw or text) and prints true or false a key.
 """
 import json
@@ -122,6 +127,17 @@ else:
 if mode == "build":
     with open(filter_path, "w", encoding="ascii") as f:
         f.write(bloomfilter.BloomFilter.build(keys, 10).to_text() + "\n")
+elif mode == "reserve":
+    # sized first, keys added after: half one by one, half by update
+    lines = []
+    for m in (bloomfilter.MutableBloomFilter.empty(1000, 7),
+              bloomfilter.MutableBloomFilter.for_capacity(1000, 0.01)):
+        for k in keys[:len(keys) // 2]:
+            m.add(k)
+        m.update(keys[len(keys) // 2:])
+        lines.append(m.to_text())
+    with open(filter_path, "w", encoding="ascii") as f:
+        f.write("\n".join(lines) + "\n")
 else:
     with open(filter_path, "rb") as f:
         bf = bloomfilter.BloomFilter.from_bytes(f.read())
@@ -158,6 +174,13 @@ for kind in text int uuid multi; do
 	same "$kind keys: the tool builds bloom_agg's filter, byte for byte" "$d/sql.txt" "$d/tool.txt"
 	module build "$kind" "$d/keys.json" "$d/module.txt"
 	same "$kind keys: the module builds bloom_agg's filter, byte for byte" "$d/sql.txt" "$d/module.txt"
+
+	# reserved filters: bloom_add of the keys to bloom_empty, and the module's add
+	"${PSQL[@]}" -c "SELECT bloom_add(bloom_empty(1000, 7), (SELECT array_agg($key) FROM ${kind}_keys))
+		UNION ALL SELECT bloom_add(bloom_empty(1000, bloom_bits_per_key(0.01)), (SELECT array_agg($key) FROM ${kind}_keys))" >"$d/sql-reserved.txt"
+	module reserve "$kind" "$d/keys.json" "$d/module-reserved.txt"
+	same "$kind keys: the module's add to empty() and for_capacity() is bloom_add's to bloom_empty, byte for byte" \
+		"$d/sql-reserved.txt" "$d/module-reserved.txt"
 
 	"$TOOL" probe --key-type "$(tool_type "$kind")" "$d/sql.txt" <"$d/probes.txt" | cut -f2 >"$d/tool-answers.txt"
 	same "$kind keys: the tool answers as <~ on bloom_agg's filter ($(wc -l <"$d/probes.txt") probes)" \

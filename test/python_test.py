@@ -26,8 +26,10 @@ import os
 import pickle
 import random
 import struct
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 
@@ -559,6 +561,205 @@ def test_functions(bf):
           and bf.library_version() == bf.__version__, bf.__version__)
 
 
+# ---- reserved filters: empty / for_capacity, then add and update ----
+
+def test_reserved(bf):
+    B, M = bf.BloomFilter, bf.MutableBloomFilter
+    # LevelDB's filters, again key by key into the empty filter of their size
+    n = 0
+    for c in read_vector_dir(VECTORS):
+        if c["kind"] != "create" or c["bpk"] < 0:
+            continue
+        keys = c["keys"]
+        m = M.empty(len(keys), c["bpk"])
+        empty_ok = (m.nbytes == c["filter_len"] and m.k == c["filter_k"]
+                    and not any(bytes(m)[:-1]))
+        half = len(keys) // 2
+        for k in keys[:half]:
+            m.add(k)
+        m.update(iter(keys[half:]))
+        raw = bytes(m)
+        same = (raw == c["filter"] if c["filter"] is not None
+                else hashlib.sha256(raw).hexdigest() == c["sha256"])
+        if not (empty_ok and same):
+            check("%s: empty(n, bpk) then add/update of each key is LevelDB's "
+                  "filter" % c["id"], False)
+        n += 1
+    check("vectors: empty(n, bpk), then add and update key by key, give "
+          "LevelDB's bytes (%d cases)" % n, n > 40)
+
+    # bytes SQL wrote (PostgreSQL 15, bloomfilter 1.3):
+    #   SELECT bloom_empty(0, 10)  -- also doc/reference.md
+    #   SELECT bloom_add(bloom_add(bloom_add(bloom_add(bloom_empty(3,
+    #          bloom_bits_per_key(0.01)), 'a'::text), 1::bigint),
+    #          '00000000-0000-0000-0000-000000000001'::uuid),
+    #          bloom_key(1, NULL::text, 'x'::text))
+    check("empty(0, 10) is SQL's bloom_empty(0, 10)",
+          B.empty(0, 10).to_text() == "\\x000000000000000006")
+    m = M.for_capacity(3, 0.01)
+    check("for_capacity(3, 0.01) is bloom_empty(3, bloom_bits_per_key(0.01))",
+          m.to_text() == "\\x000000000000000007" and bf.bits_per_key_for_fpr(0.01) == 11)
+    m.add("a")
+    m.add(1)
+    m.add(uuid.UUID(int=1))
+    m.add((1, None, "x"))
+    check("add of str, int, uuid and tuple keys is SQL's bloom_add, byte for byte",
+          m.to_text() == "\\x4c573460c0051d5407", m.to_text())
+    m2 = M.for_capacity(3, 0.01)
+    m2.update(["a"], (k for k in [1, uuid.UUID(int=1), (1, None, "x")]))
+    check("update of several iterables is the same", m2 == m)
+
+    # the size is fixed: for_capacity is bits_per_key_for_fpr's size
+    f = B.for_capacity(1000, 0.01)
+    check("for_capacity(1000, 0.01): 1,375 bytes of bits and k 7, no bit set",
+          type(f) is B and f.nbytes == 1376 and f.k == 7
+          and bytes(f) == bytes(1375) + b"\x07")
+    check("for_capacity's default error_rate is 0.01",
+          B.for_capacity(1000) == f)
+    m = M.for_capacity(10, 0.01)
+    before = (m.nbytes, m.k)
+    m.update(range(10))
+    fill_at_capacity = m.info()["fill_ratio"]
+    m.update(range(10, 1000))
+    check("adding past the capacity keeps the size and k, and fills more bits",
+          (m.nbytes, m.k) == before
+          and m.info()["fill_ratio"] > fill_at_capacity)
+    check("every key added is found",
+          all(m.may_contain_many(list(range(1000)))))
+
+    # keys of every accepted type, the same bytes as build's
+    keys = ["apple", b"\x00\xff", bytearray(b"ba"), memoryview(b"mv"), 0, -1,
+            2 ** 63 - 1, uuid.UUID(int=7), (None,), ("a", 1, None), ""]
+    m = M.empty(len(keys), 10)
+    for k in keys:
+        m.add(k)
+    check("add of every key type gives build's bytes",
+          bytes(m) == bytes(B.build(keys, 10)))
+    for bad in (True, 1.5, None, object(), 2 ** 63, [1]):
+        m2 = m.copy()
+        e = raises((TypeError, OverflowError), m2.add, bad)
+        check("add(%r) raises and changes nothing" % (bad,),
+              e is not None and m2 == m)
+    m2 = m.copy()
+    check("update stops at a bad key, the keys before it added",
+          raises(TypeError, m2.update, ["new key", 1.5]) is not None
+          and m2.may_contain("new key"))
+    check("update of a non-iterable is a TypeError",
+          raises(TypeError, m2.update, 5) is not None)
+
+    # errors of the sizes
+    for args, exc in (((-1, 10), ValueError), ((10, -1), ValueError),
+                      ((True, 10), TypeError), ((1.0, 10), TypeError),
+                      ((10, 1.5), TypeError), ((2 ** 64, 10), OverflowError)):
+        check("empty%r raises %s" % (args, exc.__name__),
+              raises(exc, B.empty, *args) is not None)
+    for rate in (0, 1, 1.5, -0.1, float("nan")):
+        check("for_capacity(10, %r) raises ValueError" % rate,
+              raises(ValueError, B.for_capacity, 10, rate) is not None)
+    check("for_capacity(-1, 0.01) raises ValueError",
+          raises(ValueError, B.for_capacity, -1, 0.01) is not None)
+
+    # immutable and hashable beside mutable and unhashable
+    f = B.build(["x", "y"], 10)
+    m = M(f)
+    check("BloomFilter has no add or update (immutable, as frozenset)",
+          not hasattr(f, "add") and not hasattr(f, "update"))
+    check("MutableBloomFilter is not hashable (as set)",
+          raises(TypeError, hash, m) is not None and M.__hash__ is None)
+    check("MutableBloomFilter(f) is an equal mutable copy; f is unchanged by adds",
+          m == f and f == m and isinstance(m, B))
+    m.add("z")
+    check("... which adds without touching f",
+          m != f and "z" in m and f == B.build(["x", "y"], 10))
+    g = m.freeze()
+    check("freeze gives a hashable BloomFilter of the same bytes, a copy",
+          type(g) is B and g == m and hash(g) == hash(B(bytes(m))))
+    frozen = bytes(g)
+    m.add("w")
+    check("... that later adds do not change", bytes(g) == frozen and g != m)
+    c = m.copy()
+    c.add("v")
+    check("copy is independent", type(c) is M and c != m)
+    check("BloomFilter(m) is an immutable copy",
+          type(B(m)) is B and B(m) == m)
+    check("bytes(m) is bytes, a copy",
+          type(bytes(m)) is bytes and type(m.to_bytes()) is bytes)
+    p = pickle.loads(pickle.dumps(m))
+    check("a pickled MutableBloomFilter comes back mutable and equal",
+          type(p) is M and p == m)
+    check("union and intersection of a mutable filter are mutable",
+          type(m | g) is M and type(m & g) is M and type(g | m) is B)
+    u = M.empty(2, 10)
+    u.add("only")
+    u |= f
+    check("|= unions in place", u == (B.build(["x", "y"], 10) | B(bytes(u)))
+          and "only" in u and "x" in u)
+    u &= f
+    check("&= intersects in place", u == (f & B(bytes(u))) and type(u) is M)
+    check("|= of filters of another size is a ValueError",
+          raises(ValueError, u.__ior__, B.empty(1000, 10)) is not None)
+    check("MutableBloomFilter.build and from_bytes make mutable filters",
+          type(M.build(["a"], 10)) is M and type(M.from_bytes(bytes(f))) is M)
+
+    # save and load: raw bytes, or the text form, written atomically
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "f.bloom")
+        m = M.for_capacity(100, 0.01)
+        m.update(["a", "b", 3])
+        m.save(path)
+        with open(path, "rb") as fh:
+            check("save writes the raw bytes", fh.read() == bytes(m))
+        check("load reads them back (raw)", B.load(path) == m
+              and type(B.load(path)) is B and type(M.load(path)) is M)
+        old_umask = os.umask(0o022)
+        os.umask(old_umask)
+        check("a new file gets 0666 less the umask",
+              stat.S_IMODE(os.stat(path).st_mode) == 0o666 & ~old_umask)
+        os.chmod(path, 0o640)
+        f.save(path, text=True)
+        with open(path, "rb") as fh:
+            check("save(text=True) writes the text form and a newline",
+                  fh.read() == (f.to_text() + "\n").encode())
+        check("a replaced file keeps its mode",
+              stat.S_IMODE(os.stat(path).st_mode) == 0o640)
+        check("load reads the text form", B.load(path) == f)
+        check("load accepts a path-like object",
+              B.load(__import__("pathlib").Path(path)) == f)
+        check("save leaves no temporary file", os.listdir(d) == ["f.bloom"])
+        with open(path, "wb") as fh:
+            fh.write(b"hello world\n")
+        check("load refuses text that is not the text form (ValueError)",
+              raises(ValueError, B.load, path) is not None)
+        check("load(raw=True) takes it as raw bytes (k 10)",
+              B.load(path, raw=True).k == 10)
+        check("load of a missing file is FileNotFoundError",
+              raises(FileNotFoundError, B.load, path + ".none") is not None)
+        link = os.path.join(d, "link")
+        os.symlink(path, link)
+        check("save refuses to replace a symbolic link",
+              raises(OSError, f.save, link) is not None
+              and os.path.islink(link))
+        hard = os.path.join(d, "hard")
+        os.link(path, hard)
+        check("save refuses to replace a file with other hard links",
+              raises(OSError, f.save, path) is not None)
+        os.unlink(hard)
+        check("save refuses to replace a directory",
+              raises(OSError, f.save, d) is not None)
+        check("save into a missing directory is FileNotFoundError",
+              raises(FileNotFoundError, f.save,
+                     os.path.join(d, "no", "f")) is not None)
+        check("after refusals no temporary file is left",
+              sorted(os.listdir(d)) == ["f.bloom", "link"])
+        cwd = os.getcwd()
+        os.chdir(d)
+        try:
+            f.save("rel.bloom")
+            check("save to a relative path", B.load("rel.bloom") == f)
+        finally:
+            os.chdir(cwd)
+
+
 def main(argv):
     args = argv[1:]
     build = "--build" in args
@@ -584,6 +785,7 @@ def main(argv):
     test_errors(bf)
     test_filters(bf)
     test_functions(bf)
+    test_reserved(bf)
     print("python: %d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 

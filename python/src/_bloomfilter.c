@@ -1071,6 +1071,144 @@ mod_bits_per_key_for_fpr(PyObject *module, PyObject *arg)
 	return PyLong_FromLong(bits);
 }
 
+/* ---- reserved filters: sized first, keys added in place ---- */
+
+PyDoc_STRVAR(empty_doc,
+"empty(expected_keys, bits_per_key) -> bytes\n\n"
+"SQL's bloom_empty: the filter CreateFilter sizes for expected_keys keys,\n"
+"no bit set.");
+
+static PyObject *
+mod_empty(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+	int			bits_per_key;
+	unsigned long long expected;
+	uint8_t    *filter;
+	size_t		len;
+	int			error;
+
+	(void) module;
+	if (check_nargs("empty", nargs, 2) < 0)
+		return NULL;
+	if (PyBool_Check(args[0]) || !PyLong_Check(args[0]))
+	{
+		PyErr_Format(PyExc_TypeError, "the number of keys must be an int, not %.200s",
+					 Py_TYPE(args[0])->tp_name);
+		return NULL;
+	}
+	{
+		int			overflow = 0;
+		long long	v = PyLong_AsLongLongAndOverflow(args[0], &overflow);
+
+		if (v == -1 && PyErr_Occurred())
+			return NULL;
+		if ((overflow == 0 && v < 0) || overflow < 0)
+		{
+			PyErr_SetString(PyExc_ValueError, "the number of keys must be 0 or more");
+			return NULL;
+		}
+		if (overflow > 0)
+		{
+			PyErr_SetString(PyExc_OverflowError, "the number of keys is too large");
+			return NULL;
+		}
+		expected = (unsigned long long) v;
+	}
+	if (bits_per_key_of(args[1], &bits_per_key) < 0)
+		return NULL;
+	if ((error = bloomfilter_empty((uint64_t) expected, bits_per_key, &filter, &len)) != BLOOMFILTER_OK)
+	{
+		if (error == BLOOMFILTER_ERR_ARGUMENT)
+		{
+			PyErr_SetString(PyExc_OverflowError, "the filter would be too large");
+			return NULL;
+		}
+		return raise_library_error(error);
+	}
+	return bytes_from_library(filter, len);
+}
+
+/*
+ * Sets the bits of each key of keys (an iterable), or of the one key when
+ * keys is NULL, in the writable buffer filter: SQL's bloom_add, in place.
+ */
+static PyObject *
+add_keys(PyObject *module, PyObject *filter, PyObject *key, PyObject *keys)
+{
+	module_state *st = get_state(module);
+	Py_buffer	view;
+	PyObject   *iter = NULL;
+	PyObject   *item;
+	PyObject   *result = NULL;
+	scratch		s;
+	uint32_t	hash;
+	int			error;
+
+	if (PyObject_GetBuffer(filter, &view, PyBUF_WRITABLE) < 0)
+		return NULL;
+	scratch_init(&s);
+	if ((error = bloomfilter_validate(view.buf, (size_t) view.len)) != BLOOMFILTER_OK)
+	{
+		raise_library_error(error);
+		goto done;
+	}
+	if (keys == NULL)
+	{
+		if (key_hash(st, key, &s, &hash) < 0)
+			goto done;
+		bloomfilter_add_hash(view.buf, (size_t) view.len, hash);
+	}
+	else
+	{
+		if ((iter = PyObject_GetIter(keys)) == NULL)
+			goto done;
+		while ((item = PyIter_Next(iter)) != NULL)
+		{
+			int			rc = key_hash(st, item, &s, &hash);
+
+			Py_DECREF(item);
+			if (rc < 0)
+				goto done;
+			bloomfilter_add_hash(view.buf, (size_t) view.len, hash);
+		}
+		if (PyErr_Occurred())
+			goto done;
+	}
+	Py_INCREF(Py_None);
+	result = Py_None;
+
+done:
+	Py_XDECREF(iter);
+	scratch_free(&s);
+	PyBuffer_Release(&view);
+	return result;
+}
+
+PyDoc_STRVAR(add_doc,
+"add(filter, key) -> None\n\n"
+"SQL's bloom_add, in place: sets key's bits in filter (a bytearray or\n"
+"other writable buffer holding a valid filter), its size and k unchanged.");
+
+static PyObject *
+mod_add(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+	if (check_nargs("add", nargs, 2) < 0)
+		return NULL;
+	return add_keys(module, args[0], args[1], NULL);
+}
+
+PyDoc_STRVAR(update_doc,
+"update(filter, keys) -> None\n\n"
+"add(filter, key) for each key of keys (an iterable), in order.");
+
+static PyObject *
+mod_update(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+	if (check_nargs("update", nargs, 2) < 0)
+		return NULL;
+	return add_keys(module, args[0], NULL, args[1]);
+}
+
 PyDoc_STRVAR(k_for_bits_per_key_doc,
 "k_for_bits_per_key(bits_per_key) -> int\n\n"
 "The probes a key makes at bits_per_key: floor(bits_per_key * 0.69), 1..30.");
@@ -1117,6 +1255,9 @@ static PyMethodDef module_methods[] = {
 	 bits_per_key_for_fpr_doc},
 	{"k_for_bits_per_key", mod_k_for_bits_per_key, METH_O,
 	 k_for_bits_per_key_doc},
+	{"empty", (PyCFunction) (void (*)(void)) mod_empty, METH_FASTCALL, empty_doc},
+	{"add", (PyCFunction) (void (*)(void)) mod_add, METH_FASTCALL, add_doc},
+	{"update", (PyCFunction) (void (*)(void)) mod_update, METH_FASTCALL, update_doc},
 	{"library_version", mod_library_version, METH_NOARGS, library_version_doc},
 	{NULL, NULL, 0, NULL}
 };

@@ -65,6 +65,35 @@ build_bytes(int bpk, const vec_bytes *keys, size_t n, size_t *len)
 	return filter;
 }
 
+/*
+ * bloomfilter_empty sized for the case's keys, then bloomfilter_add of
+ * each key in place: libleveldb's CreateFilter bytes for the same keys (as
+ * SQL's bloom_add(bloom_empty(n, bpk), key) gives them).
+ */
+static void
+check_added_one_by_one(const vec_case *vc)
+{
+	uint8_t    *filter = NULL;
+	size_t		len = 0,
+				i;
+	int			error = BLOOMFILTER_OK;
+
+	if (!check(bloomfilter_empty(vc->nkeys, (int) vc->bpk, &filter, &len) == BLOOMFILTER_OK &&
+			   len == vc->filter.len,
+			   "%s: bloomfilter_empty(%zu, %d) has libleveldb's size", vc->id,
+			   vc->nkeys, (int) vc->bpk))
+	{
+		bloomfilter_free(filter);
+		return;
+	}
+	for (i = 0; i < vc->nkeys && error == BLOOMFILTER_OK; i++)
+		error = bloomfilter_add(filter, len, vc->keys[i].data, vc->keys[i].len);
+	check(error == BLOOMFILTER_OK &&
+		  memcmp(filter, vc->filter.data, len) == 0,
+		  "%s: bloomfilter_add of each key to bloomfilter_empty is libleveldb's filter", vc->id);
+	bloomfilter_free(filter);
+}
+
 static void
 test_vectors(const char *dir)
 {
@@ -105,6 +134,8 @@ test_vectors(const char *dir)
 						  "%s: the built filter is libleveldb's, byte for byte", vc->id);
 				check(bloomfilter_validate(built, len) == BLOOMFILTER_OK,
 					  "%s: the built filter validates", vc->id);
+				if (vc->has_filter && vc->bpk >= 0)
+					check_added_one_by_one(vc);
 				filter = built;
 			}
 			hashes = calloc(vc->nprobes + 1, sizeof(uint32_t));
@@ -431,6 +462,92 @@ test_combine_and_info(void)
 	bloomfilter_free(other);
 }
 
+/* bloomfilter_empty and bloomfilter_add*: SQL's bloom_empty and bloom_add. */
+static void
+test_reserved(void)
+{
+	static const uint8_t empty_0_10[] = {0, 0, 0, 0, 0, 0, 0, 0, 6};
+	static const int64_t ints[] = {0, 1, -1, 42, INT64_MAX, INT64_MIN};
+	uint8_t		uuids[3][BLOOMFILTER_UUID_KEY_BYTES];
+	bloomfilter_builder *b;
+	uint8_t    *filter = NULL,
+			   *built = NULL,
+			   *copy;
+	size_t		len = 0,
+				built_len = 0,
+				i;
+	uint8_t		tiny[2] = {0, 0};
+	uint8_t		bad_k[9] = {0, 0, 0, 0, 0, 0, 0, 0, 31};
+
+	/* SELECT bloom_empty(0, 10) is \x000000000000000006 (doc/reference.md) */
+	check(bloomfilter_empty(0, 10, &filter, &len) == BLOOMFILTER_OK &&
+		  len == sizeof(empty_0_10) && memcmp(filter, empty_0_10, len) == 0,
+		  "bloomfilter_empty(0, 10) is SQL's bloom_empty(0, 10)");
+	bloomfilter_free(filter);
+	check(bloomfilter_empty(1000, 10, &filter, &len) == BLOOMFILTER_OK &&
+		  len == 1251 && filter[len - 1] == 6 &&
+		  bloomfilter_validate(filter, len) == BLOOMFILTER_OK,
+		  "bloomfilter_empty(1000, 10): 1,250 bytes of bits and k 6");
+	bloomfilter_free(filter);
+	check(bloomfilter_empty(10, -1, &filter, &len) == BLOOMFILTER_ERR_ARGUMENT &&
+		  filter == NULL && len == 0,
+		  "bloomfilter_empty of a negative bits_per_key fails, writing NULL");
+	check(bloomfilter_empty(10, 10, NULL, &len) == BLOOMFILTER_ERR_ARGUMENT,
+		  "bloomfilter_empty of a NULL filter pointer fails");
+
+	/* integer and uuid keys: the builder's bytes for the same keys */
+	for (i = 0; i < 3; i++)
+		memset(uuids[i], (int) (i * 37 + 1), BLOOMFILTER_UUID_KEY_BYTES);
+	bloomfilter_builder_new(7, &b);
+	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		bloomfilter_builder_add_int64(b, ints[i]);
+	for (i = 0; i < 3; i++)
+		bloomfilter_builder_add_uuid(b, uuids[i]);
+	bloomfilter_builder_add(b, "apple", 5);
+	bloomfilter_builder_add_hash(b, 0xdeadbeef);
+	bloomfilter_builder_finish(b, &built, &built_len);
+	bloomfilter_builder_free(b);
+	bloomfilter_empty(sizeof(ints) / sizeof(ints[0]) + 5, 7, &filter, &len);
+	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		check(bloomfilter_add_int64(filter, len, ints[i]) == BLOOMFILTER_OK,
+			  "bloomfilter_add_int64 of %" PRId64, ints[i]);
+	for (i = 0; i < 3; i++)
+		check(bloomfilter_add_uuid(filter, len, uuids[i]) == BLOOMFILTER_OK,
+			  "bloomfilter_add_uuid %zu", i);
+	check(bloomfilter_add(filter, len, "apple", 5) == BLOOMFILTER_OK &&
+		  bloomfilter_add_hash(filter, len, 0xdeadbeef) == BLOOMFILTER_OK,
+		  "bloomfilter_add and bloomfilter_add_hash succeed");
+	check(built != NULL && len == built_len && memcmp(filter, built, len) == 0,
+		  "typed keys added one by one give the builder's bytes");
+	check(bloomfilter_may_contain_int64(filter, len, INT64_MIN) &&
+		  bloomfilter_may_contain_uuid(filter, len, uuids[2]) &&
+		  bloomfilter_may_contain(filter, len, "apple", 5),
+		  "the keys added may be contained");
+
+	/* adding again changes nothing; the geometry never changes */
+	copy = malloc(len);
+	memcpy(copy, filter, len);
+	bloomfilter_add(filter, len, "apple", 5);
+	check(memcmp(copy, filter, len) == 0, "adding a key again changes no byte");
+	free(copy);
+
+	/* refused: nothing is written */
+	check(bloomfilter_add(tiny, 1, "x", 1) == BLOOMFILTER_ERR_TOO_SHORT &&
+		  tiny[0] == 0, "bloomfilter_add to 1 byte fails (too short)");
+	check(bloomfilter_add(tiny, 2, "x", 1) == BLOOMFILTER_ERR_K_ZERO &&
+		  tiny[0] == 0, "bloomfilter_add to a filter of k 0 fails");
+	check(bloomfilter_add(bad_k, sizeof(bad_k), "x", 1) == BLOOMFILTER_ERR_K_RESERVED &&
+		  bad_k[0] == 0, "bloomfilter_add to a filter of k 31 fails");
+	check(bloomfilter_add(NULL, 9, "x", 1) == BLOOMFILTER_ERR_ARGUMENT &&
+		  bloomfilter_add(filter, len, NULL, 1) == BLOOMFILTER_ERR_ARGUMENT &&
+		  bloomfilter_add_uuid(filter, len, NULL) == BLOOMFILTER_ERR_ARGUMENT,
+		  "bloomfilter_add* of NULL pointers fail");
+	check(bloomfilter_add(filter, len, NULL, 0) == BLOOMFILTER_OK,
+		  "bloomfilter_add of the empty key (NULL, 0) succeeds");
+	bloomfilter_free(filter);
+	bloomfilter_free(built);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -444,6 +561,7 @@ main(int argc, char **argv)
 	test_typed_keys();
 	test_text_and_errors();
 	test_combine_and_info();
+	test_reserved();
 	printf("library: %lu passed, %lu failed\n", n_passed, n_failed);
 	return n_failed > 0 ? 1 : 0;
 }
