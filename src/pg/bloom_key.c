@@ -29,15 +29,11 @@ PG_FUNCTION_INFO_V1(bloom_key_support);
 PG_FUNCTION_INFO_V1(bloom_unsupported_key);
 PG_FUNCTION_INFO_V1(bloom_unsupported_key_support);
 
-/* A call site's field types and the collations they compare under. */
+/* A call site's field types, with the collations they compare under. */
 typedef struct FieldTypes
 {
 	int			ntypes;
-	struct
-	{
-		Oid			type;
-		Oid			collation;
-	}			fields[FLEXIBLE_ARRAY_MEMBER];
+	BloomKeyType fields[FLEXIBLE_ARRAY_MEMBER];
 } FieldTypes;
 
 /*
@@ -83,9 +79,7 @@ field_types(FunctionCallInfo fcinfo, bool variadic_array, Oid elemtype)
 
 		if (!OidIsValid(type))
 			elog(ERROR, "bloom_key: could not determine the type of argument %d", i + 1);
-		cache->fields[i].type = type;
-		cache->fields[i].collation = arg_collation(fcinfo, i);
-		bloom_key_check_type(type, -1, cache->fields[i].collation);
+		bloom_key_type_init(&cache->fields[i], type, arg_collation(fcinfo, i));
 	}
 	flinfo->fn_extra = cache;
 	return cache;
@@ -119,16 +113,14 @@ bloom_key(PG_FUNCTION_ARGS)
 		types = field_types(fcinfo, true, ARR_ELEMTYPE(array));
 		it = array_create_iterator(array, 0, NULL);
 		while (array_iterate(it, &element, &isnull))
-			bloom_key_append_field(&buf, types->fields[0].type, -1,
-								   types->fields[0].collation, element, isnull);
+			bloom_key_append_field(&buf, &types->fields[0], element, isnull);
 		array_free_iterator(it);
 	}
 	else
 	{
 		types = field_types(fcinfo, false, InvalidOid);
 		for (i = 0; i < PG_NARGS(); i++)
-			bloom_key_append_field(&buf, types->fields[i].type, -1,
-								   types->fields[i].collation,
+			bloom_key_append_field(&buf, &types->fields[i],
 								   PG_GETARG_DATUM(i), PG_ARGISNULL(i));
 	}
 	SET_VARSIZE(buf.data, buf.len);

@@ -199,6 +199,18 @@ key_kind(Oid base)
 	return KIND_REFUSED;
 }
 
+/*
+ * type's base type and how it is written, for values compared under
+ * collation; no check (bloom_key_check_type is the check).
+ */
+static void
+resolve(BloomKeyType *type, Oid typid, Oid collation)
+{
+	type->type = typid;
+	type->kind = (int) key_kind(getBaseType(typid));
+	type->collation = collation;
+}
+
 /* The refusal of a type, with the way around that fits it. */
 pg_noreturn static void
 report_refused_type(Oid type)
@@ -290,6 +302,13 @@ bloom_key_check_type(Oid typid, int32 typmod, Oid collation)
 		default:
 			return;
 	}
+}
+
+void
+bloom_key_type_init(BloomKeyType *type, Oid typid, Oid collation)
+{
+	bloom_key_check_type(typid, -1, collation);
+	resolve(type, typid, collation);
 }
 
 /* ---- writing the bytes ---- */
@@ -423,15 +442,13 @@ append_enum_label(StringInfo buf, Datum value)
 	ReleaseSysCache(tup);
 }
 
-static void append_value(StringInfo buf, Oid typid, int32 typmod,
-						 Oid collation, Datum value);
 
 static void
 append_array(StringInfo buf, Datum value, Oid collation)
 {
 	ArrayType  *array = DatumGetArrayTypeP(value);
-	Oid			elemtype = ARR_ELEMTYPE(array);
 	int			ndims = ARR_NDIM(array);
+	BloomKeyType elemtype;
 	ArrayIterator it;
 	Datum		element;
 	bool		isnull;
@@ -444,9 +461,11 @@ append_array(StringInfo buf, Datum value, Oid collation)
 		append_be32(buf, (uint32) ARR_DIMS(array)[i]);
 		append_be32(buf, (uint32) ARR_LBOUND(array)[i]);
 	}
+	/* every element has the array's element type: resolved once */
+	resolve(&elemtype, ARR_ELEMTYPE(array), collation);
 	it = array_create_iterator(array, 0, NULL);
 	while (array_iterate(it, &element, &isnull))
-		bloom_key_append_field(buf, elemtype, -1, collation, element, isnull);
+		bloom_key_append_field(buf, &elemtype, element, isnull);
 	array_free_iterator(it);
 }
 
@@ -478,9 +497,12 @@ append_record(StringInfo buf, Datum value)
 	{
 		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
 
-		if (!att->attisdropped)
-			bloom_key_append_field(buf, att->atttypid, att->atttypmod,
-								   att->attcollation, values[i], nulls[i]);
+		BloomKeyType column;
+
+		if (att->attisdropped)
+			continue;
+		resolve(&column, att->atttypid, att->attcollation);
+		bloom_key_append_field(buf, &column, values[i], nulls[i]);
 	}
 	ReleaseTupleDesc(tupdesc);
 	pfree(values);
@@ -497,6 +519,7 @@ append_range(StringInfo buf, Datum value)
 				upper;
 	bool		empty;
 	uint8		flags = 0;
+	BloomKeyType bound;
 
 	range_deserialize(typcache, range, &lower, &upper, &empty);
 	if (empty)
@@ -514,19 +537,28 @@ append_range(StringInfo buf, Datum value)
 	else if (upper.inclusive)
 		flags |= RANGE_KEY_UPPER_INC;
 	appendStringInfoChar(buf, (char) flags);
+	/* the bounds compare under the range type's collation */
+	resolve(&bound, typcache->rngelemtype->type_id, typcache->rng_collation);
 	if (!lower.infinite)
-		bloom_key_append_field(buf, typcache->rngelemtype->type_id, -1,
-							   typcache->rng_collation, lower.val, false);
+		bloom_key_append_field(buf, &bound, lower.val, false);
 	if (!upper.infinite)
-		bloom_key_append_field(buf, typcache->rngelemtype->type_id, -1,
-							   typcache->rng_collation, upper.val, false);
+		bloom_key_append_field(buf, &bound, upper.val, false);
+}
+
+/* A jsonb key or string: its length, 4 bytes, then its bytes. */
+static void
+append_jsonb_string(StringInfo buf, const JsonbValue *v)
+{
+	append_be32(buf, (uint32) v->val.string.len);
+	appendBinaryStringInfo(buf, v->val.string.val, v->val.string.len);
 }
 
 /* A jsonb scalar: its kind's byte, then its bytes. */
 static void
 append_jsonb_scalar(StringInfo buf, const JsonbValue *v)
 {
-	int			start;
+	/* a number is compared as numeric: a field of its numeric bytes */
+	static const BloomKeyType numeric_type = {NUMERICOID, KIND_NUMERIC, InvalidOid};
 
 	switch (v->type)
 	{
@@ -539,15 +571,12 @@ append_jsonb_scalar(StringInfo buf, const JsonbValue *v)
 			return;
 		case jbvString:
 			appendStringInfoChar(buf, JSONB_KEY_STRING);
-			append_be32(buf, (uint32) v->val.string.len);
-			appendBinaryStringInfo(buf, v->val.string.val, v->val.string.len);
+			append_jsonb_string(buf, v);
 			return;
 		case jbvNumeric:
 			appendStringInfoChar(buf, JSONB_KEY_NUMBER);
-			start = buf->len;
-			append_be32(buf, 0);
-			append_numeric(buf, NumericGetDatum(v->val.numeric));
-			bloom_put_be32((uint8 *) buf->data + start, (uint32) (buf->len - start - 4));
+			bloom_key_append_field(buf, &numeric_type,
+								   NumericGetDatum(v->val.numeric), false);
 			return;
 		default:
 			elog(ERROR, "bloom_key: unexpected jsonb value type %d", (int) v->type);
@@ -588,8 +617,7 @@ append_jsonb(StringInfo buf, Datum value)
 				break;
 			case WJB_KEY:
 				appendStringInfoChar(buf, JSONB_KEY_KEY);
-				append_be32(buf, (uint32) v.val.string.len);
-				appendBinaryStringInfo(buf, v.val.string.val, v.val.string.len);
+				append_jsonb_string(buf, &v);
 				break;
 			case WJB_VALUE:
 			case WJB_ELEM:
@@ -602,17 +630,16 @@ append_jsonb(StringInfo buf, Datum value)
 }
 
 static void
-append_value(StringInfo buf, Oid typid, int32 typmod, Oid collation, Datum value)
+append_value(StringInfo buf, const BloomKeyType *type, Datum value)
 {
-	Oid			base;
+	Oid			collation = type->collation;
 	struct varlena *v;
 	const char *s;
 	int			len;
 	TimeTzADT  *tz;
 
 	check_stack_depth();
-	base = getBaseTypeAndTypmod(typid, &typmod);
-	switch (key_kind(base))
+	switch ((KeyKind) type->kind)
 	{
 		case KIND_INT2:
 			append_int_key(buf, DatumGetInt16(value));
@@ -641,7 +668,7 @@ append_value(StringInfo buf, Oid typid, int32 typmod, Oid collation, Datum value
 			s = VARDATA_ANY(v);
 			len = VARSIZE_ANY_EXHDR(v);
 			/* char(n)'s "=" ignores trailing spaces, as char(n)::text drops them */
-			if (base == BPCHAROID)
+			if (type->kind == KIND_BPCHAR)
 				while (len > 0 && s[len - 1] == ' ')
 					len--;
 			appendBinaryStringInfo(buf, s, len);
@@ -701,14 +728,14 @@ append_value(StringInfo buf, Oid typid, int32 typmod, Oid collation, Datum value
 			append_jsonb(buf, value);
 			return;
 		case KIND_REFUSED:
-			report_refused_type(typid);
+			report_refused_type(type->type);
 	}
-	elog(ERROR, "bloom_key: unknown key kind for type %u", base);
+	elog(ERROR, "bloom_key: unknown key kind for type %u", type->type);
 }
 
 void
-bloom_key_append_field(StringInfo buf, Oid typid, int32 typmod, Oid collation,
-					   Datum value, bool isnull)
+bloom_key_append_field(StringInfo buf, const BloomKeyType *type, Datum value,
+					   bool isnull)
 {
 	int			start = buf->len;
 	Size		len;
@@ -719,7 +746,7 @@ bloom_key_append_field(StringInfo buf, Oid typid, int32 typmod, Oid collation,
 		return;
 	}
 	append_be32(buf, 0);
-	append_value(buf, typid, typmod, collation, value);
+	append_value(buf, type, value);
 	len = (Size) (buf->len - start - BLOOM_FIELD_HEADER_BYTES);
 	/* a StringInfo holds less than 1 GB: every field's length fits */
 	Assert(len <= BLOOM_FIELD_MAX_BYTES);

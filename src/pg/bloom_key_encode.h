@@ -26,13 +26,30 @@ BLOOM_BEGIN_PRIVATE
 extern void bloom_key_check_type(Oid typid, int32 typmod, Oid collation);
 
 /*
- * Append value (of type typid, compared under collation) to buf as one
- * field: its length as 4 bytes, most significant first, then its bytes; a
- * NULL is the length 0xFFFFFFFF alone.  The type must have passed
- * bloom_key_check_type.
+ * A type as bloom_key writes it: found once (for a call site's argument,
+ * for all the elements of an array) rather than for every value.
  */
-extern void bloom_key_append_field(StringInfo buf, Oid typid, int32 typmod,
-								   Oid collation, Datum value, bool isnull);
+typedef struct BloomKeyType
+{
+	Oid			type;			/* as given: a domain, an array type, ... */
+	int			kind;			/* how its base type is written */
+	Oid			collation;		/* what its values are compared under */
+} BloomKeyType;
+
+/*
+ * bloom_key_check_type (typmod unknown: a record's columns are checked as
+ * its values come), then how values of typid compared under collation are
+ * written.
+ */
+extern void bloom_key_type_init(BloomKeyType *type, Oid typid, Oid collation);
+
+/*
+ * Append value, of the type given, to buf as one field: its length as 4
+ * bytes, most significant first, then its bytes; a NULL is the length
+ * 0xFFFFFFFF alone.
+ */
+extern void bloom_key_append_field(StringInfo buf, const BloomKeyType *type,
+								   Datum value, bool isnull);
 
 BLOOM_END_PRIVATE
 
