@@ -82,8 +82,9 @@ bf_pkg_installed() {
 
 # bf_ensure_deps [--leveldb] [--robustness] [--bench] [--outside]
 bf_ensure_deps() {
+	# libipc-run-perl: PostgreSQL::Test::Cluster, which test/tap.sh runs
 	local want=("postgresql-$BF_PG_MAJOR" "postgresql-server-dev-$BF_PG_MAJOR"
-		build-essential gcc make g++)
+		build-essential gcc make g++ libipc-run-perl)
 	local arg
 	for arg in "$@"; do
 		case $arg in

@@ -95,7 +95,8 @@ bf__chroot_packages() {
 	case $kind in
 	run) echo "postgresql-$major" ;;
 	# dh-python and the python3 packages: the .deb builds python3-bloomfilter
-	build) echo "postgresql-$major postgresql-server-dev-$major postgresql-server-dev-all build-essential debhelper fakeroot binutils dh-python python3-all-dev python3-setuptools$citus" ;;
+	# libipc-run-perl: the TAP tests (test/tap.sh)
+	build) echo "postgresql-$major postgresql-server-dev-$major postgresql-server-dev-all build-essential debhelper fakeroot binutils dh-python python3-all-dev python3-setuptools libipc-run-perl$citus" ;;
 	*) return 1 ;;
 	esac
 }

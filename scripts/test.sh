@@ -443,6 +443,28 @@ stage_citus() {
 	run_skippable "citus" citus "$LOGDIR/citus.log" test/citus_test.sh
 }
 
+# The tests that need clusters of their own or a restart: test/t/*.pl under
+# prove, on PostgreSQL::Test::Cluster of this major (test/tap.sh).  Each
+# file is a suite of the summary; one with a plan of skip_all is recorded
+# as skipped, and why.
+stage_tap() {
+	local rc=0 t name why log=$LOGDIR/tap.log
+	stage "multi-cluster tests under prove: test/t/*.pl on PostgreSQL::Test::Cluster (test/tap.sh)"
+	run_logged "$log" env PG_CONFIG="$(bf_pg_config)" test/tap.sh || rc=$?
+	for t in test/t/*.pl; do
+		name=$(basename "$t" .pl)
+		why=$(sed -n "s/^$name: skipped (\\(.*\\))\$/\\1/p" "$log" | tail -n 1)
+		if [ -n "$why" ]; then
+			record "tap $name" 0 0 "SKIPPED: $why"
+		else
+			record_counted "tap $name" "$name" 0 "$log"
+		fi
+	done
+	if [ "$rc" -ne 0 ] && ! grep -qE '^tap: [0-9]+ passed, [1-9]' "$log"; then
+		record "tap" 0 1 "$(crash_note "$rc" "test/tap.sh failed without counting a failure")"
+	fi
+}
+
 stage_stop_cluster() {
 	stage "stop cluster"
 	if [ -n "$cluster_ok" ]; then
@@ -571,6 +593,7 @@ host_suite() {
 	stage_upgrade_chain
 	stage_fdw
 	stage_citus
+	stage_tap
 
 	stage "sqlsmith: 1000 random queries, no crash (test/sqlsmith_run.sh)"
 	rc=0
@@ -624,6 +647,7 @@ inside_suite() {
 	stage_upgrade_chain
 	stage_fdw
 	stage_citus
+	stage_tap
 }
 
 # ---- the host's side of another major's suite ----------------------------------
