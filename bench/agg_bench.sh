@@ -50,29 +50,13 @@
 # pg_prewarm contrib module (part of Debian's postgresql-15).
 
 set -euo pipefail
-export LC_ALL=C
-unset LANGUAGE
-
-KEYS=10000000
-REPS=5
-NGROUPS=1000000
-HASH_BUDGET=90
-BITS=10
 
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-bench_options '--keys:KEYS --reps:REPS --groups:NGROUPS --hash-budget:HASH_BUDGET' \
-	'KEYS=100000 REPS=1 NGROUPS=30000' "$@"
+bench_begin 'KEYS=10000000 REPS=5 NGROUPS=1000000 HASH_BUDGET=90 BITS=10' \
+	'--keys:KEYS --reps:REPS --groups:NGROUPS --hash-budget:HASH_BUDGET' 'KEYS=100000 REPS=1 NGROUPS=30000' "$@"
 GROUP_ROWS=$((NGROUPS * 3))
-
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-REPO=$PWD
-# shellcheck source=scripts/lib.sh
-. scripts/lib.sh
-
 PROCMEM=$REPO/bench/lib/procmem.sh
-OUT_DIR=$REPO/bench/out
-STAMP=$(date -u +%Y%m%d-%H%M%S)
 
 if [ ! -r /proc/self/status ]; then
 	bf_err "this benchmark reads /proc/PID/status: Linux only"
@@ -81,9 +65,7 @@ fi
 
 # ---- build, install, cluster ----------------------------------------------
 
-bench_prepare "$BUILD"
-
-bf_cluster_start
+bench_cluster
 # Let the postgres user (the server, and psql's \! helpers) read our files.
 chmod 755 "$WORK"
 
@@ -92,41 +74,22 @@ chmod 755 "$WORK"
 SB_MB=$(bench_shared_buffers_mb $(((KEYS + GROUP_ROWS) * 100 / 1048576 + 256)) 1024)
 
 bf_log "configuring the cluster: shared_buffers = ${SB_MB}MB, jit off, no huge pages, restart"
-psql_c "ALTER SYSTEM SET shared_buffers = '${SB_MB}MB'" >/dev/null
 # Huge pages would hide shared memory from VmRSS in some kernels and not in
-# others: off, for RSS figures that mean the same everywhere.
-psql_c "ALTER SYSTEM SET huge_pages = off" >/dev/null
-psql_c "ALTER SYSTEM SET max_worker_processes = 8" >/dev/null
-psql_c "ALTER SYSTEM SET max_parallel_workers = 8" >/dev/null
-psql_c "ALTER SYSTEM SET work_mem = '64MB'" >/dev/null
-# JIT compiles the expressions of queries above jit_above_cost; its compile
-# time (tens of ms, varying) would blur the comparison of the aggregates.
-psql_c "ALTER SYSTEM SET jit = off" >/dev/null
-psql_c "ALTER SYSTEM SET autovacuum = off" >/dev/null
-# No WAL for CREATE TABLE AS, and no checkpoint during the measurements.
-psql_c "ALTER SYSTEM SET wal_level = minimal" >/dev/null
-psql_c "ALTER SYSTEM SET max_wal_senders = 0" >/dev/null
-psql_c "ALTER SYSTEM SET max_wal_size = '8GB'" >/dev/null
-psql_c "ALTER SYSTEM SET checkpoint_timeout = '1h'" >/dev/null
-bf_cluster_restart || exit 1
+# others: off, for RSS figures that mean the same everywhere.  JIT compiles
+# the expressions of queries above jit_above_cost; its compile time (tens
+# of ms, varying) would blur the comparison of the aggregates.  No WAL for
+# CREATE TABLE AS, and no checkpoint during the measurements.
+bench_configure "shared_buffers = '${SB_MB}MB'" "huge_pages = off" "max_worker_processes = 8" \
+	"max_parallel_workers = 8" "work_mem = '64MB'" "jit = off" "autovacuum = off" \
+	"wal_level = minimal" "max_wal_senders = 0" "max_wal_size = '8GB'" "checkpoint_timeout = '1h'"
 
 # ---- machine ----------------------------------------------------------------
 
-pg_version=$(psql_c "SELECT version()")
-git_rev=$(bench_git_rev "$REPO")
-run_date=$(date -u '+%Y-%m-%d %H:%M UTC')
-
-cat <<EOF
-
-== Machine
-date:        $run_date
-$(bench_machine)
-PostgreSQL:  $pg_version
-extension:   bloomfilter at commit $git_rev
-settings:    shared_buffers=$(psql_c "SHOW shared_buffers") work_mem=$(psql_c "SHOW work_mem") jit=$(psql_c "SHOW jit") huge_pages=$(psql_c "SHOW huge_pages") max_worker_processes=$(psql_c "SHOW max_worker_processes") max_parallel_workers=$(psql_c "SHOW max_parallel_workers")
-run:         --keys $KEYS --reps $REPS --groups $NGROUPS --hash-budget $HASH_BUDGET, bits_per_key $BITS
-
-EOF
+bench_run_info
+bench_machine_report \
+	"$(bench_settings_line shared_buffers work_mem jit huge_pages max_worker_processes max_parallel_workers)" \
+	"run:         --keys $KEYS --reps $REPS --groups $NGROUPS --hash-budget $HASH_BUDGET, bits_per_key $BITS"
+echo
 
 # ---- data -------------------------------------------------------------------
 
@@ -592,13 +555,13 @@ echo
 
 # ---- summary ----------------------------------------------------------------
 
-# ratio A B: A / B.  Over medians, and over the best (minimum) times, which
-# are less disturbed by other work on the machine.
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
-ratio_row() { # LABEL NUMERATOR DENOMINATOR [TARGET]
+# ratio_row LABEL NUMERATOR DENOMINATOR [TARGET]: the ratio over medians,
+# and over the best (minimum) times, which are less disturbed by other work
+# on the machine.
+ratio_row() {
 	local m b verdict=''
-	m=$(ratio "${MED[$2]}" "${MED[$3]}")
-	b=$(ratio "${MIN[$2]}" "${MIN[$3]}")
+	m=$(bench_ratio "${MED[$2]}" "${MED[$3]}")
+	b=$(bench_ratio "${MIN[$2]}" "${MIN[$3]}")
 	if [ -n "${4:-}" ]; then
 		verdict=$(awk -v m="$m" -v b="$b" -v t="$4" 'BEGIN {print (m >= t) ? "met" : (b >= t) ? "met by the best runs only" : "NOT met"}')
 		verdict=" ($verdict)"
@@ -613,8 +576,6 @@ final_pct_best=$(awk -v a="${MIN[serial.bloom]}" -v f="$final_best" 'BEGIN {prin
 # Amdahl: everything but the final split perfectly over 2 CPUs
 amdahl() { awk -v a="$1" -v f="$2" 'BEGIN {x = f / a; if (x < 0) x = 0; printf "%.2f", 1 / (x + (1 - x) / 2)}'; }
 
-fmt_cell() { printf '%.1f (%.1f–%.1f)' "${MED[$1]}" "${MIN[$1]}" "${MAX[$1]}"; }
-
 if [ "$hash_g" = "$NGROUPS" ]; then
 	hash_cell="$(per "${M_DELTA[hash_bloom_$hash_g]}" "$hash_g") / $(per "${M_DELTA[hash_count_$hash_g]}" "$hash_g") B/group; ${M_MS[hash_bloom_$hash_g]} / ${M_MS[hash_count_$hash_g]} ms"
 else
@@ -626,7 +587,7 @@ SUMMARY=$OUT_DIR/agg_bench-$STAMP.md
 {
 	echo "### bloom_agg benchmark"
 	echo
-	echo "$run_date; $(bench_cpu_model), $(nproc) cores, $(bench_ram) RAM; PostgreSQL $(psql_c "SHOW server_version"); commit $git_rev."
+	echo "$RUN_DATE; $(bench_cpu_model), $(nproc) cores, $(bench_ram) RAM; PostgreSQL $(psql_c "SHOW server_version"); commit $GIT_REV."
 	echo "$KEYS keys \`md5(i::text)\` (32 characters), bits_per_key $BITS, table in shared buffers, jit off."
 	echo "Times: pgbench's latency in ms, each run in a session of its own after an untimed run of the query;"
 	echo "median (min–max) of $REPS runs after a warm-up round."
@@ -635,7 +596,7 @@ SUMMARY=$OUT_DIR/agg_bench-$STAMP.md
 	echo "| query | serial | 2 workers + leader | 2 workers, leader not scanning |"
 	echo "|---|---:|---:|---:|"
 	for q in "${QUERIES[@]}"; do
-		echo "| \`${Q_NAME[$q]}\` | $(fmt_cell "serial.$q") | $(fmt_cell "par2.$q") | $(fmt_cell "par2nl.$q") |"
+		echo "| \`${Q_NAME[$q]}\` | $(bench_cell "serial.$q") | $(bench_cell "par2.$q") | $(bench_cell "par2nl.$q") |"
 	done
 	echo
 	echo "| ratio | of medians | of best runs |"
@@ -671,10 +632,7 @@ SUMMARY=$OUT_DIR/agg_bench-$STAMP.md
 	echo "GROUP BY times are single runs under EXPLAIN ANALYZE."
 } >"$SUMMARY"
 
-echo "== Summary (Markdown; also saved in ${SUMMARY#"$REPO"/})"
-echo
-cat "$SUMMARY"
-echo
+bench_show_summary "$SUMMARY"
 
 if [ -z "$plans_ok" ]; then
 	bf_warn "some parallel runs did not have the expected plan or workers; see Plans above"

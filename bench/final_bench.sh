@@ -36,39 +36,19 @@
 # Results are saved as bench/out/final-<UTC time>.md too.
 
 set -euo pipefail
-export LC_ALL=C
-
-KEYS=10000000
-REPS=5
-scaling=''
 
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-bench_options '--keys:KEYS --reps:REPS --scaling:scaling=1' 'KEYS=200000 REPS=1' "$@"
+bench_begin 'KEYS=10000000 REPS=5 scaling=' '--keys:KEYS --reps:REPS --scaling:scaling=1' 'KEYS=200000 REPS=1' "$@"
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-REPO=$PWD
-# shellcheck source=scripts/lib.sh
-. scripts/lib.sh
-
-bench_prepare "$BUILD"
-bf_cluster_start
+bench_cluster
 CORES=$(nproc)
 MAX_WORKERS=15
 shared_mb=$(bench_shared_buffers_mb $((KEYS / 10000 * 2)) 256)
 bf_log "configuring: shared_buffers = ${shared_mb}MB, jit off, $MAX_WORKERS parallel workers at most"
-psql_c "ALTER SYSTEM SET shared_buffers = '${shared_mb}MB'" >/dev/null
-psql_c "ALTER SYSTEM SET jit = off" >/dev/null
-psql_c "ALTER SYSTEM SET autovacuum = off" >/dev/null
-psql_c "ALTER SYSTEM SET max_worker_processes = $((MAX_WORKERS + 2))" >/dev/null
-psql_c "ALTER SYSTEM SET max_parallel_workers = $MAX_WORKERS" >/dev/null
-bf_cluster_restart || exit 1
-
-psql_c "CREATE EXTENSION bloomfilter" >/dev/null
-HLL=''
-if psql_c "CREATE EXTENSION hll" >/dev/null 2>&1; then
-	HLL=1
-fi
+bench_configure "shared_buffers = '${shared_mb}MB'" "jit = off" "autovacuum = off" \
+	"max_worker_processes = $((MAX_WORKERS + 2))" "max_parallel_workers = $MAX_WORKERS"
+bench_create_extensions
 bf_log "making $KEYS md5 keys"
 psql_c "CREATE TABLE k AS SELECT md5(i::text) AS k FROM generate_series(1, $KEYS) i" >/dev/null
 psql_c "VACUUM ANALYZE k" >/dev/null
@@ -111,8 +91,8 @@ done
 stats=$(bench_stats <"$WORK/times" | sort)
 med() { awk -F'|' -v l="$1" '$1 == l { print $2 }' <<<"$stats"; }
 
-REPORT=$REPO/bench/out/final-$(date -u +%Y%m%d-%H%M%S).md
-mkdir -p "$REPO/bench/out"
+REPORT=$OUT_DIR/final-$STAMP.md
+mkdir -p "$OUT_DIR"
 {
 	bench_machine_report "keys:        $KEYS md5 keys, $REPS rounds, timed by pgbench after an untimed run in the same session" \
 		"final threads: at most the $CORES CPUs online, whatever bloomfilter.max_final_threads asks for" \
@@ -222,17 +202,9 @@ sizes=$(psql_c "$serial SELECT pg_column_size(s), length(s::text) FROM (SELECT b
 
 if [ -n "$scaling" ]; then
 	: >"$WORK/times"
-	counts=()
-	skipped=()
-	for w in 0 1 2 4 8 15; do
-		if [ "$w" -le "$MAX_WORKERS" ] && [ "$w" -le $((CORES * 2)) ]; then
-			counts+=("$w")
-		else
-			skipped+=("$w")
-		fi
-	done
+	bench_worker_counts 0,1,2,4,8,15 "$MAX_WORKERS"
 	for round in $(seq 1 "$REPS"); do
-		for w in "${counts[@]}"; do
+		for w in "${WORKER_COUNTS[@]}"; do
 			set_w="SET max_parallel_workers_per_gather = $w; SET parallel_setup_cost = 0; SET min_parallel_table_scan_size = 0;"
 			warm "bloom_agg|$w" "$set_w" "SELECT length(bloom_agg(k, 10)::bytea) FROM k;"
 			warm "count|$w" "$set_w" "SELECT count(k) FROM k;"
@@ -262,7 +234,7 @@ if [ -n "$scaling" ]; then
 							t[w, "partial"], ratio(t[w, "partial"], t[w, "bloom_agg"])
 					}
 				}'
-		[ "${#skipped[@]}" -eq 0 ] || echo "skipped worker counts: ${skipped[*]} (the machine has $CORES cores; counts above twice that only measure contention)"
+		[ "${#SKIPPED_COUNTS[@]}" -eq 0 ] || echo "skipped worker counts: ${SKIPPED_COUNTS[*]} (the machine has $CORES cores; counts above twice that only measure contention)"
 	} | tee -a "$REPORT"
 fi
 echo

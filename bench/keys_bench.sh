@@ -43,18 +43,11 @@
 # N failed" (the smoke test scripts/test.sh runs is --quick).
 
 set -euo pipefail
-export LC_ALL=C
-unset LANGUAGE
-
-KEYS=10000000
-FILTER_KEYS=1000000
-SMALL_KEYS=10000
-REPS=5
-BITS=10
 
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-bench_options '--keys:KEYS --filter-keys:FILTER_KEYS --small-keys:SMALL_KEYS --reps:REPS' \
+bench_begin 'KEYS=10000000 FILTER_KEYS=1000000 SMALL_KEYS=10000 REPS=5 BITS=10' \
+	'--keys:KEYS --filter-keys:FILTER_KEYS --small-keys:SMALL_KEYS --reps:REPS' \
 	'KEYS=100000 FILTER_KEYS=10000 SMALL_KEYS=100 REPS=1' "$@"
 if [ "$((FILTER_KEYS * 10))" -gt "$KEYS" ] || [ "$((SMALL_KEYS * 100))" -gt "$KEYS" ]; then
 	printf 'keys_bench.sh: --filter-keys (%s) must be at most a tenth of --keys (%s), --small-keys (%s) a hundredth\n' \
@@ -62,49 +55,23 @@ if [ "$((FILTER_KEYS * 10))" -gt "$KEYS" ] || [ "$((SMALL_KEYS * 100))" -gt "$KE
 	exit 2
 fi
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-REPO=$PWD
-# shellcheck source=scripts/lib.sh
-. scripts/lib.sh
-
-OUT_DIR=$REPO/bench/out
-STAMP=$(date -u +%Y%m%d-%H%M%S)
-
 # ---- build, install, cluster ----------------------------------------------
 
-bench_ensure_deps --bench
-bench_prepare "$BUILD"
-bf_cluster_start
-
+bench_cluster --bench
 # ids is about 36 bytes a row
-SB_MB=$(bench_shared_buffers_mb $((KEYS * 40 / 1048576 + 128)) 512)
-bench_serial_settings "$SB_MB"
+bench_serial_settings "$(bench_shared_buffers_mb $((KEYS * 40 / 1048576 + 128)) 512)"
 
-REPORT=$WORK/report.txt
-{
-	bench_machine_report \
-		"settings:    shared_buffers=$(psql_c "SHOW shared_buffers") jit=$(psql_c "SHOW jit") max_parallel_workers_per_gather=$(psql_c "SHOW max_parallel_workers_per_gather")" \
-		"run:         --keys $KEYS --filter-keys $FILTER_KEYS --small-keys $SMALL_KEYS --reps $REPS, bits_per_key $BITS"
-	echo
-} | tee "$REPORT"
+bench_report_start "run:         --keys $KEYS --filter-keys $FILTER_KEYS --small-keys $SMALL_KEYS --reps $REPS, bits_per_key $BITS"
 
 # ---- data -------------------------------------------------------------------
 
 bf_log "creating ids ($KEYS rows) and the stored filters ($FILTER_KEYS and $SMALL_KEYS keys)"
-"${PSQL[@]}" >/dev/null <<EOF
-SET client_min_messages = warning;
-CREATE EXTENSION bloomfilter;
-CREATE EXTENSION hll;
-CREATE EXTENSION pg_prewarm;
+bench_tables 'ids stored_filters' hll <<EOF
 CREATE TABLE ids AS SELECT i::bigint AS id FROM generate_series(1, $KEYS) i;
 CREATE TABLE stored_filters (id int PRIMARY KEY, f bloomfilter);
 INSERT INTO stored_filters
 	SELECT 1, bloom_agg(i * 10, $BITS) FROM generate_series(1::bigint, $FILTER_KEYS) i
 	UNION ALL SELECT 2, bloom_agg(i * 100, $BITS) FROM generate_series(1::bigint, $SMALL_KEYS) i;
-VACUUM (ANALYZE) ids, stored_filters;
-CHECKPOINT;
-SELECT pg_prewarm('ids'), pg_prewarm('stored_filters'),
-       pg_prewarm(reltoastrelid) FROM pg_class WHERE relname = 'stored_filters';
 EOF
 {
 	echo "== Data"
@@ -116,68 +83,40 @@ EOF
 
 # ---- timing -----------------------------------------------------------------
 
-QUERIES=(count bloom hll bloom_text probe_small probe_large hashmod)
-declare -A Q_SQL=(
-	[count]="SELECT count(id) AS v FROM ids"
-	[bloom]="SELECT octet_length(bloom_agg(id, $BITS)::bytea) AS v FROM ids"
-	[hll]="SELECT hll_add_agg(hll_hash_bigint(id)) IS NOT NULL AS v FROM ids"
-	[bloom_text]="SELECT octet_length(bloom_agg(id::text, $BITS)::bytea) AS v FROM ids"
-	[probe_small]="SELECT count(*) AS v FROM ids WHERE id <~ (SELECT f FROM stored_filters WHERE id = 2)"
-	[probe_large]="SELECT count(*) AS v FROM ids WHERE id <~ (SELECT f FROM stored_filters WHERE id = 1)"
-	[hashmod]="SELECT count(*) AS v FROM ids WHERE hashint8(id) % 1000 = 0"
-)
-declare -A Q_NAME=(
-	[count]="count(id), for scale"
-	[bloom]="bloom_agg(id, $BITS)"
-	[hll]="hll_add_agg(hll_hash_bigint(id))"
-	[bloom_text]="bloom_agg(id::text, $BITS)"
-	[probe_small]="count(*) WHERE id <~ filter of $SMALL_KEYS"
-	[probe_large]="count(*) WHERE id <~ filter of $FILTER_KEYS"
-	[hashmod]="count(*) WHERE hashint8(id) % 1000 = 0"
-)
-
+bench_queries <<EOF
+count|count(id), for scale|SELECT count(id) AS v FROM ids
+bloom|bloom_agg(id, $BITS)|SELECT octet_length(bloom_agg(id, $BITS)::bytea) AS v FROM ids
+hll|hll_add_agg(hll_hash_bigint(id))|SELECT hll_add_agg(hll_hash_bigint(id)) IS NOT NULL AS v FROM ids
+bloom_text|bloom_agg(id::text, $BITS)|SELECT octet_length(bloom_agg(id::text, $BITS)::bytea) AS v FROM ids
+probe_small|count(*) WHERE id <~ filter of $SMALL_KEYS|SELECT count(*) AS v FROM ids WHERE id <~ (SELECT f FROM stored_filters WHERE id = 2)
+probe_large|count(*) WHERE id <~ filter of $FILTER_KEYS|SELECT count(*) AS v FROM ids WHERE id <~ (SELECT f FROM stored_filters WHERE id = 1)
+hashmod|count(*) WHERE hashint8(id) % 1000 = 0|SELECT count(*) AS v FROM ids WHERE hashint8(id) % 1000 = 0
+EOF
 bench_rounds "${QUERIES[@]}"
 
 # Checks, never of times: every run of a query gives the same answer, and a
 # probe finds at least its filter's keys.
-checks_passed=0
-checks_failed=0
-check() {
-	if [ "$2" = ok ]; then
-		checks_passed=$((checks_passed + 1))
-	else
-		bf_err "$1"
-		checks_failed=$((checks_failed + 1))
-	fi
-}
 for q in "${QUERIES[@]}"; do
 	n=$(bench_answers "$q")
-	check "query $q gave $n different answers across runs" "$([ "$n" -eq 1 ] && echo ok)"
+	bench_check "query $q gave $n different answers across runs" [ "$n" -eq 1 ]
 done
-answer() { bench_answer "$1"; }
 for probe in probe_small:$SMALL_KEYS probe_large:$FILTER_KEYS; do
-	check "${probe%%:*} found $(answer "${probe%%:*}") rows, fewer than its filter's ${probe#*:} keys" \
-		"$([ "$(answer "${probe%%:*}")" -ge "${probe#*:}" ] && echo ok)"
+	found=$(bench_answer "${probe%%:*}")
+	bench_check "${probe%%:*} found $found rows, fewer than its filter's ${probe#*:} keys" [ "$found" -ge "${probe#*:}" ]
 done
 
 bench_read_stats "$WORK/times"
 # target_row NAME A B OP LIMIT: the ratio of A's median to B's, and whether
 # it meets "ratio OP LIMIT"
 target_row() {
-	local r verdict
+	local r
 	r=$(bench_ratio "${MED[$2]}" "${MED[$3]}")
-	verdict=$(awk -v r="$r" -v op="$4" -v t="$5" \
-		'BEGIN { ok = (op == "<=") ? r <= t : r < t; print (ok ? "met" : "NOT met") }')
-	printf '%-34s %6s   target %s %s: %s\n' "$1" "$r" "$4" "$5" "$verdict"
+	printf '%-34s %6s   target %s %s: %s\n' "$1" "$r" "$4" "$5" "$(bench_verdict "$r" "$4" "$5")"
 }
 {
-	echo "== Results ($REPS round(s); ms)"
-	printf '%-42s %10s %10s %10s\n' query median min max
-	for q in "${QUERIES[@]}"; do
-		printf '%-42s %10.1f %10.1f %10.1f\n' "${Q_NAME[$q]}" "${MED[$q]}" "${MIN[$q]}" "${MAX[$q]}"
-	done
+	bench_results_table 42 10 "${QUERIES[@]}"
 	echo
-	echo "probe rows that passed: $(answer probe_small) and $(answer probe_large) of $KEYS" \
+	echo "probe rows that passed: $(bench_answer probe_small) and $(bench_answer probe_large) of $KEYS" \
 		"($SMALL_KEYS and $FILTER_KEYS in the filters, the rest false positives)"
 	echo
 	echo "== Ratios (medians)"
@@ -188,8 +127,5 @@ target_row() {
 	echo "load after the run: $(bench_load)"
 } | tee -a "$REPORT"
 
-mkdir -p "$OUT_DIR"
-cp "$REPORT" "$OUT_DIR/keys_bench-$STAMP.txt"
-bf_log "report saved as bench/out/keys_bench-$STAMP.txt"
-echo "keys-bench: $checks_passed passed, $checks_failed failed"
-[ "$checks_failed" -eq 0 ]
+bench_save "$REPORT" "keys_bench-$STAMP.txt"
+bench_checks_line keys-bench

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 #
-# bench/kit.sh -- the many-core table on a borrowed machine in one call:
-# pack the benchmarks' kit here with this tree's extension in it, and run
-# bench/manycore_bench.sh on it there.  The borrowed machine needs no
-# package archive, no compiler and no git: everything is built here.
+# bench/kit.sh -- the many-core table in one call on a many-core machine
+# without build tools: pack the benchmarks' kit here with this tree's
+# extension in it, and run bench/manycore_bench.sh on it there.  That
+# machine needs no package archive, no compiler and no git: everything is
+# built here.
 #
 #   bench/kit.sh pack [--kit FILE] [--compare REV] [--dir DIR]
 #       here: unpack the kit (../shared/pgkit/pg15-x86_64.tar.xz), build

@@ -48,62 +48,22 @@
 # Results are saved as bench/out/manycore-<UTC time>.md too.
 
 set -euo pipefail
-export LC_ALL=C
 
-KEYS=100000000
-REPS=2
-WORKERS=0,1,2,4,8,15
-TRACE_LIB=''
-COMPARE_LIB=''
-TRACE_WORKERS=''
-BUILD_TRACE=''
 MAX_WORKERS=15
-
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-# --trace-lib and --compare-lib take a path, which bench_options' integer
-# and list kinds do not
-args=()
-while [ $# -gt 0 ]; do
-	case $1 in
-	--trace-lib) TRACE_LIB=${2-} && shift 2 ;;
-	--trace-lib=*) TRACE_LIB=${1#*=} && shift ;;
-	--compare-lib) COMPARE_LIB=${2-} && shift 2 ;;
-	--compare-lib=*) COMPARE_LIB=${1#*=} && shift ;;
-	--trace-workers) TRACE_WORKERS=${2-} && shift 2 ;;
-	--trace-workers=*) TRACE_WORKERS=${1#*=} && shift ;;
-	--build-trace) BUILD_TRACE=1 && shift ;;
-	*) args+=("$1") && shift ;;
-	esac
-done
-bench_options '--keys:KEYS --reps:REPS --workers:WORKERS:list' 'KEYS=200000 REPS=1 WORKERS=0,2' "${args[@]+"${args[@]}"}"
+bench_begin 'KEYS=100000000 REPS=2 WORKERS=0,1,2,4,8,15 TRACE_LIB= COMPARE_LIB= TRACE_WORKERS= BUILD_TRACE=' \
+	'--keys:KEYS --reps:REPS --workers:WORKERS:list --trace-lib:TRACE_LIB:file --compare-lib:COMPARE_LIB:file --trace-workers:TRACE_WORKERS:list --build-trace:BUILD_TRACE=1' \
+	'KEYS=200000 REPS=1 WORKERS=0,2' "$@"
 # the steps have the workers' rows only where there are workers
-if ! [[ $TRACE_WORKERS =~ ^([0-9]+(,[0-9]+)*)?$ ]]; then
-	echo "${0##*/}: --trace-workers $TRACE_WORKERS: a list of worker counts, such as 8,15" >&2
-	exit 2
-fi
 for w in ${TRACE_WORKERS//,/ }; do
 	if [ "$w" -lt 1 ] || [ "$w" -gt "$MAX_WORKERS" ]; then
 		echo "${0##*/}: --trace-workers: $w is not a worker count from 1 to $MAX_WORKERS" >&2
 		exit 2
 	fi
 done
-for lib in "--trace-lib:$TRACE_LIB" "--compare-lib:$COMPARE_LIB"; do
-	if [ -n "${lib#*:}" ] && [ ! -f "${lib#*:}" ]; then
-		echo "${0##*/}: ${lib%%:*} ${lib#*:}: no such file" >&2
-		exit 2
-	fi
-done
-# absolute, before the cd below
-[ -z "$COMPARE_LIB" ] || COMPARE_LIB=$(cd "$(dirname "$COMPARE_LIB")" && pwd)/$(basename "$COMPARE_LIB")
-[ -z "$TRACE_LIB" ] || TRACE_LIB=$(cd "$(dirname "$TRACE_LIB")" && pwd)/$(basename "$TRACE_LIB")
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-REPO=$PWD
-# shellcheck source=scripts/lib.sh
-. scripts/lib.sh
-
-bench_prepare "$BUILD"
+bench_cluster
 if [ -n "$BUILD_TRACE" ]; then
 	bf_log "building the library with BLOOM_TRACE=1 from a copy of the tree"
 	bf_copy_tree "$WORK/trace-build"
@@ -115,23 +75,15 @@ if [ -n "$BUILD_TRACE" ]; then
 	TRACE_LIB=$WORK/trace-build/bloomfilter.so
 fi
 CORES=$(nproc)
-bf_cluster_start
 shared_mb=$(bench_shared_buffers_mb $((KEYS / 10000 * 2)) 256)
 bf_log "configuring: shared_buffers = ${shared_mb}MB, jit off, $MAX_WORKERS parallel workers at most"
 # Room for twice the workers a query asks for: the workers of the query
 # before may still be leaving when the next starts, and their slots are
 # not free until the postmaster has reaped them.
-for setting in "shared_buffers = '${shared_mb}MB'" "jit = off" "autovacuum = off" \
+bench_configure "shared_buffers = '${shared_mb}MB'" "jit = off" "autovacuum = off" \
 	"max_worker_processes = $((2 * MAX_WORKERS + 2))" "max_parallel_workers = $((2 * MAX_WORKERS))" \
-	"max_wal_size = '16GB'" "log_min_messages = log"; do
-	psql_c "ALTER SYSTEM SET $setting" >/dev/null
-done
-bf_cluster_restart || exit 1
-psql_c "CREATE EXTENSION bloomfilter" >/dev/null
-HLL=''
-if psql_c "CREATE EXTENSION hll" >/dev/null 2>&1; then
-	HLL=1
-fi
+	"max_wal_size = '16GB'" "log_min_messages = log"
+bench_create_extensions
 
 # ---- the keys, one session a CPU --------------------------------------------
 
@@ -246,16 +198,8 @@ session_times() {
 		q != "" && /^Time: / { print prefix q "|" w "|" $2; q = "" }'
 }
 
-counts=()
-skipped=()
-for w in ${WORKERS//,/ }; do
-	if [ "$w" -le "$MAX_WORKERS" ] && [ "$w" -le $((CORES * 2)) ]; then
-		counts+=("$w")
-	else
-		skipped+=("$w")
-	fi
-done
-TRACE_WORKERS=${TRACE_WORKERS:-${counts[-1]}}
+bench_worker_counts "$WORKERS" "$MAX_WORKERS"
+TRACE_WORKERS=${TRACE_WORKERS:-${WORKER_COUNTS[-1]}}
 
 # awk over $WORK/times: the lower time of each query at each worker count
 # in t[query, workers], the counts in order[1..n], the workers launched in
@@ -269,7 +213,7 @@ LOWEST_TIMES='
 	  if (!($2 in seen)) { seen[$2] = 1; order[++n] = $2 } }'
 
 : >"$WORK/times"
-for w in "${counts[@]}"; do
+for w in "${WORKER_COUNTS[@]}"; do
 	bf_log "$w workers: ${NAMES[*]}, $REPS rounds after an untimed scan"
 	session_sql "$w" "${NAMES[@]}" >"$WORK/w$w.sql"
 	"${PSQL[@]}" -f "$WORK/w$w.sql" >"$WORK/w$w.out"
@@ -286,53 +230,64 @@ for w in "${counts[@]}"; do
 	launched=$("${PSQL[@]}" -c "$(set_workers "$w") EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF) ${QUERY[count]}" |
 		awk '/Workers Launched/ {print $3}')
 	echo "launched|$w|${launched:-0}" >>"$WORK/times"
-	# as they come, for a run cut short by a borrowed machine's time limit
+	# as they come, for a run cut short by the many-core machine's time limit
 	bf_log "$w workers, lowest ms: $(awk -F'|' -v w="$w" -v names="${NAMES[*]}${COMPARE_LIB:+ cmp_bloom_agg cmp_partial}" "$LOWEST_TIMES"'
 		END { n = split(names, q, " "); for (i = 1; i <= n; i++) printf "%s%s %s", (i > 1 ? ", " : ""), q[i], cell(q[i], w) }' "$WORK/times")"
 done
 
-REPORT=$REPO/bench/out/manycore-$(date -u +%Y%m%d-%H%M%S).md
-mkdir -p "$REPO/bench/out"
-checks_passed=0
-checks_failed=0
+# lowest_table: a Markdown table of the lowest times, a row a worker count
+# w, whose columns are stdin's lines "HEADING|AWK EXPRESSION" (over the
+# arrays of LOWEST_TIMES).
+lowest_table() {
+	local heading expr headings='' align='' format='' exprs=''
+	while IFS='|' read -r heading expr; do
+		headings+=" $heading |"
+		align+="---:|"
+		format+=" %s |"
+		exprs+=", $expr"
+	done
+	echo "|$headings"
+	echo "|$align"
+	awk -F'|' "$LOWEST_TIMES"'
+		END { for (i = 1; i <= n; i++) { w = order[i]; printf "|'"$format"'\n"'"$exprs"' } }' "$WORK/times"
+}
+
+REPORT=$OUT_DIR/manycore-$STAMP.md
+mkdir -p "$OUT_DIR"
 {
 	bench_machine_report "keys:        $KEYS md5 keys ($(psql_c "SELECT pg_size_pretty(pg_relation_size('k'))")) in shared buffers, $REPS rounds after an untimed scan, the lower time" \
 		"final threads: bloomfilter.max_final_threads = $(psql_c "LOAD 'bloomfilter'; SHOW bloomfilter.max_final_threads") by default here"
 	echo
 	echo "#### Scaling over parallel workers, $KEYS keys, ms (the lower of $REPS)"
 	echo
-	echo "| workers | launched | count(k) | hll_add_agg | floor | bloom_agg | bloom_agg / hll (≤ 1.5) | bloom_agg_partial | partial / bloom_agg (≤ 1) | bloom_agg speed-up | bloom_agg, states queued | bloom_agg / queued |"
-	echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-	awk -F'|' "$LOWEST_TIMES"'
-		END {
-			for (i = 1; i <= n; i++) {
-				w = order[i]
-				printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", w, launched[w],
-					cell("count", w), cell("hll", w), cell("floor", w), cell("bloom_agg", w),
-					ratio(t["bloom_agg", w], t["hll", w]), cell("partial", w),
-					ratio(t["partial", w], t["bloom_agg", w]),
-					ratio(t["bloom_agg", order[1]], t["bloom_agg", w]),
-					cell("queued", w), ratio(t["bloom_agg", w], t["queued", w])
-			}
-		}' "$WORK/times"
-	[ "${#skipped[@]}" -eq 0 ] || echo "skipped worker counts: ${skipped[*]} (the machine has $CORES CPUs)"
+	lowest_table <<'EOF'
+workers|w
+launched|launched[w]
+count(k)|cell("count", w)
+hll_add_agg|cell("hll", w)
+floor|cell("floor", w)
+bloom_agg|cell("bloom_agg", w)
+bloom_agg / hll (≤ 1.5)|ratio(t["bloom_agg", w], t["hll", w])
+bloom_agg_partial|cell("partial", w)
+partial / bloom_agg (≤ 1)|ratio(t["partial", w], t["bloom_agg", w])
+bloom_agg speed-up|ratio(t["bloom_agg", order[1]], t["bloom_agg", w])
+bloom_agg, states queued|cell("queued", w)
+bloom_agg / queued|ratio(t["bloom_agg", w], t["queued", w])
+EOF
+	[ "${#SKIPPED_COUNTS[@]}" -eq 0 ] || echo "skipped worker counts: ${SKIPPED_COUNTS[*]} (the machine has $CORES CPUs)"
 	echo
 	if [ -n "$COMPARE_LIB" ]; then
 		echo "#### This build against $COMPARE_LIB, ms (the lower of $REPS; each worker count's two sessions back to back)"
 		echo
-		echo "| workers | bloom_agg | compared | this / compared | bloom_agg_partial | compared | this / compared |"
-		echo "|---:|---:|---:|---:|---:|---:|---:|"
-		awk -F'|' "$LOWEST_TIMES"'
-			END {
-				for (i = 1; i <= n; i++) {
-					w = order[i]
-					printf "| %s | %s | %s | %s | %s | %s | %s |\n", w,
-						cell("bloom_agg", w), cell("cmp_bloom_agg", w),
-						ratio(t["bloom_agg", w], t["cmp_bloom_agg", w]),
-						cell("partial", w), cell("cmp_partial", w),
-						ratio(t["partial", w], t["cmp_partial", w])
-				}
-			}' "$WORK/times"
+		lowest_table <<'EOF'
+workers|w
+bloom_agg|cell("bloom_agg", w)
+compared|cell("cmp_bloom_agg", w)
+this / compared|ratio(t["bloom_agg", w], t["cmp_bloom_agg", w])
+bloom_agg_partial|cell("partial", w)
+compared|cell("cmp_partial", w)
+this / compared|ratio(t["partial", w], t["cmp_partial", w])
+EOF
 		echo
 	fi
 	md5s=$(awk -F'|' '$1 == "md5" {print $3}' "$WORK/times" | sort -u | wc -l)
@@ -343,21 +298,15 @@ checks_failed=0
 		awk -F'|' '$1 == "md5" {print "  " $2 " workers: " $3}' "$WORK/times"
 	fi
 } | tee "$REPORT"
-if [ "$(awk -F'|' '$1 == "md5" {print $3}' "$WORK/times" | sort -u | wc -l)" -eq 1 ]; then
-	checks_passed=$((checks_passed + 1))
-else
-	checks_failed=$((checks_failed + 1))
-fi
+md5s=$(awk -F'|' '$1 == "md5" {print $3}' "$WORK/times" | sort -u | wc -l)
+bench_check "the filters differ between worker counts" [ "$md5s" -eq 1 ]
 # every worker count timed on the compared build too, and its filter read
 if [ -n "$COMPARE_LIB" ]; then
-	for w in "${counts[@]}"; do
-		if [ "$(awk -F'|' -v w="$w" '$2 == w && ($1 == "cmp_bloom_agg" || $1 == "cmp_partial") {n++} END {print n + 0}' "$WORK/times")" -eq $((2 * REPS)) ] &&
-			[ "$(awk -F'|' -v w="$w" '$1 == "md5" && $2 == w' "$WORK/times" | wc -l)" -eq 2 ]; then
-			checks_passed=$((checks_passed + 1))
-		else
-			echo "the compared build's times or filter at $w workers are missing"
-			checks_failed=$((checks_failed + 1))
-		fi
+	for w in "${WORKER_COUNTS[@]}"; do
+		timed=$(awk -F'|' -v w="$w" '$2 == w && ($1 == "cmp_bloom_agg" || $1 == "cmp_partial") {n++} END {print n + 0}' "$WORK/times")
+		filters=$(awk -F'|' -v w="$w" '$1 == "md5" && $2 == w' "$WORK/times" | wc -l)
+		bench_check "the compared build's times or filter at $w workers are missing" \
+			[ "$timed $filters" = "$((2 * REPS)) 2" ]
 	done
 fi
 
@@ -379,19 +328,15 @@ if [ -n "$TRACE_LIB" ]; then
 	# each traced query's table has its workers' and its leader's steps
 	for w in ${TRACE_WORKERS//,/ }; do
 		for q in bloom_agg partial queued; do
-			if awk -v head="#### Steps of $q, $w workers " 'index($0, head) == 1 {on = 1}
+			# shellcheck disable=SC2016 # awk's $0
+			bench_check "the steps of $q at $w workers are missing from the server log" \
+				awk -v head="#### Steps of $q, $w workers " 'index($0, head) == 1 {on = 1}
 					on && /workers: state ready to send/ {w = 1}
 					on && /leader: (final function returns|state coded)/ {l = 1}
-					on && /^$/ && w && l {exit} END {exit !(w && l)}' "$WORK/steps.md"; then
-				checks_passed=$((checks_passed + 1))
-			else
-				echo "the steps of $q at $w workers are missing from the server log"
-				checks_failed=$((checks_failed + 1))
-			fi
+					on && /^$/ && w && l {exit} END {exit !(w && l)}' "$WORK/steps.md"
 		done
 	done
 fi
 echo
 bf_log "saved to $REPORT"
-echo "manycore-bench: $checks_passed passed, $checks_failed failed"
-[ "$checks_failed" -eq 0 ]
+bench_checks_line manycore-bench

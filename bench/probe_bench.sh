@@ -45,67 +45,35 @@
 # rotates.
 
 set -euo pipefail
-export LC_ALL=C
-unset LANGUAGE
-
-KEYS=10000000
-FILTER_KEYS=1000000
-REPS=5
-BITS=10
-TARGET=1.2
 
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-bench_options '--keys:KEYS --filter-keys:FILTER_KEYS --reps:REPS' 'KEYS=100000 FILTER_KEYS=10000 REPS=1' "$@"
+bench_begin 'KEYS=10000000 FILTER_KEYS=1000000 REPS=5 BITS=10 TARGET=1.2' \
+	'--keys:KEYS --filter-keys:FILTER_KEYS --reps:REPS' 'KEYS=100000 FILTER_KEYS=10000 REPS=1' "$@"
 if [ "$FILTER_KEYS" -gt "$KEYS" ]; then
 	printf 'probe_bench.sh: --filter-keys (%s) must not exceed --keys (%s)\n' "$FILTER_KEYS" "$KEYS" >&2
 	exit 2
 fi
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-REPO=$PWD
-# shellcheck source=scripts/lib.sh
-. scripts/lib.sh
-
-OUT_DIR=$REPO/bench/out
-STAMP=$(date -u +%Y%m%d-%H%M%S)
-
 # ---- build, install, cluster ----------------------------------------------
 
-bench_prepare "$BUILD"
-
-bf_cluster_start
-
+bench_cluster
 # The probe table is about 65 bytes a row; shared buffers hold it with room
 # to spare, at least 512 MB.
-SB_MB=$(bench_shared_buffers_mb $((KEYS * 80 / 1048576 + 128)) 512)
-bench_serial_settings "$SB_MB"
+bench_serial_settings "$(bench_shared_buffers_mb $((KEYS * 80 / 1048576 + 128)) 512)"
 
 # ---- machine ----------------------------------------------------------------
 
-REPORT=$WORK/report.txt
-{
-	bench_machine_report \
-		"settings:    shared_buffers=$(psql_c "SHOW shared_buffers") jit=$(psql_c "SHOW jit") max_parallel_workers_per_gather=$(psql_c "SHOW max_parallel_workers_per_gather")" \
-		"run:         --keys $KEYS --filter-keys $FILTER_KEYS --reps $REPS, bits_per_key $BITS"
-	echo
-} | tee "$REPORT"
+bench_report_start "run:         --keys $KEYS --filter-keys $FILTER_KEYS --reps $REPS, bits_per_key $BITS"
 
 # ---- data -------------------------------------------------------------------
 
 bf_log "creating probe_keys ($KEYS rows), filter_keys ($FILTER_KEYS rows), stored_filters"
-"${PSQL[@]}" >/dev/null <<EOF
-SET client_min_messages = warning;
-CREATE EXTENSION bloomfilter;
-CREATE EXTENSION pg_prewarm;
+bench_tables 'probe_keys filter_keys stored_filters' <<EOF
 CREATE TABLE probe_keys AS SELECT md5(i::text) AS k FROM generate_series(1, $KEYS) i;
 CREATE TABLE filter_keys AS SELECT md5(i::text) AS k FROM generate_series(1, $FILTER_KEYS) i;
 CREATE TABLE stored_filters (id int PRIMARY KEY, f bloomfilter);
 INSERT INTO stored_filters SELECT 1, bloom_agg(k, $BITS) FROM filter_keys;
-VACUUM (ANALYZE) probe_keys, filter_keys, stored_filters;
-CHECKPOINT;
-SELECT pg_prewarm('probe_keys'), pg_prewarm('filter_keys'), pg_prewarm('stored_filters'),
-       pg_prewarm(reltoastrelid) FROM pg_class WHERE relname = 'stored_filters';
 EOF
 IFS='|' read -r filter_bytes stored_bytes out_of_line < <(psql_c "
 	SELECT octet_length(f::bytea), pg_column_size(f),
@@ -123,24 +91,14 @@ fi
 
 # ---- timing -----------------------------------------------------------------
 
-QUERIES=(scan build a b1 aj b2)
-declare -A Q_SQL=(
-	[scan]="SELECT count(k) AS v FROM probe_keys"
-	[build]="SELECT octet_length(bloom_agg(k, $BITS)::bytea) AS v FROM filter_keys"
-	[a]="SELECT count(*) AS v FROM probe_keys WHERE k <~ (SELECT bloom_agg(k, $BITS) FROM filter_keys)"
-	[b1]="SELECT count(*) AS v FROM probe_keys WHERE k <~ (SELECT f FROM stored_filters WHERE id = 1)"
-	[aj]="SELECT count(*) AS v FROM probe_keys p, (SELECT (SELECT bloom_agg(k, $BITS) FROM filter_keys) AS f OFFSET 0) s WHERE p.k <~ s.f"
-	[b2]="SELECT count(*) AS v FROM probe_keys p JOIN stored_filters s ON s.id = 1 WHERE p.k <~ s.f"
-)
-declare -A Q_NAME=(
-	[scan]="count(k) over probe_keys, for scale"
-	[build]="building the filter alone"
-	[a]="(a)  filter computed in the query"
-	[b1]="(b1) stored filter, scalar subquery"
-	[aj]="(a') computed filter, joined"
-	[b2]="(b2) stored filter, joined"
-)
-
+bench_queries <<EOF
+scan|count(k) over probe_keys, for scale|SELECT count(k) AS v FROM probe_keys
+build|building the filter alone|SELECT octet_length(bloom_agg(k, $BITS)::bytea) AS v FROM filter_keys
+a|(a)  filter computed in the query|SELECT count(*) AS v FROM probe_keys WHERE k <~ (SELECT bloom_agg(k, $BITS) FROM filter_keys)
+b1|(b1) stored filter, scalar subquery|SELECT count(*) AS v FROM probe_keys WHERE k <~ (SELECT f FROM stored_filters WHERE id = 1)
+aj|(a') computed filter, joined|SELECT count(*) AS v FROM probe_keys p, (SELECT (SELECT bloom_agg(k, $BITS) FROM filter_keys) AS f OFFSET 0) s WHERE p.k <~ s.f
+b2|(b2) stored filter, joined|SELECT count(*) AS v FROM probe_keys p JOIN stored_filters s ON s.id = 1 WHERE p.k <~ s.f
+EOF
 bench_rounds "${QUERIES[@]}"
 
 # Every run must give the same answer, and (a), (b1), (b2) the same count.
@@ -151,44 +109,35 @@ for q in "${QUERIES[@]}"; do
 		exit 1
 	fi
 done
-answer() { bench_answer "$1"; }
-if [ "$(answer a)" != "$(answer b1)" ] || [ "$(answer a)" != "$(answer b2)" ]; then
-	bf_err "the queries disagree: (a) $(answer a), (b1) $(answer b1), (b2) $(answer b2)"
+members=$(bench_answer a)
+if [ "$members" != "$(bench_answer b1)" ] || [ "$members" != "$(bench_answer b2)" ]; then
+	bf_err "the queries disagree: (a) $members, (b1) $(bench_answer b1), (b2) $(bench_answer b2)"
 	exit 1
 fi
 
 bench_read_stats "$WORK/times"
-ratio() { awk -v x="$1" -v y="$2" 'BEGIN { printf "%.3f", x / y }'; }
-verdict() {
-	awk -v r="$1" -v t="$TARGET" 'BEGIN { print (r <= t ? "met" : "NOT met") }'
-}
-
-members=$(answer a)
+ratio() { bench_ratio "$1" "$2" 3; }
+# (a) less the build: what (b) pays for reading the filter instead
+a_less_build=$(awk -v a="${MED[a]}" -v b="${MED[build]}" 'BEGIN { print a - b }')
 {
-	echo "== Results ($REPS round(s); ms)"
-	printf '%-40s %12s %12s %12s\n' query median min max
-	for q in "${QUERIES[@]}"; do
-		printf '%-40s %12.1f %12.1f %12.1f\n' "${Q_NAME[$q]}" "${MED[$q]}" "${MIN[$q]}" "${MAX[$q]}"
-	done
+	bench_results_table 40 12 "${QUERIES[@]}"
 	echo
 	echo "probes that passed: $members of $KEYS ($FILTER_KEYS members, the rest false positives)"
 	echo "per probe, (a) minus the scan and the build: $(awk -v a="${MED[a]}" -v s="${MED[scan]}" -v b="${MED[build]}" -v n="$KEYS" \
 		'BEGIN { d = (a - s - b) * 1e6 / n; if (d > 0) printf "%.1f ns", d; else print "lost in the noise at this size" }')"
 	echo
-	r1=$(ratio "${MED[b1]}" "${MED[a]}")
-	r2=$(ratio "${MED[b2]}" "${MED[a]}")
-	echo "(b1) / (a) = $r1   target <= $TARGET: $(verdict "$r1")"
-	echo "(b2) / (a) = $r2   target <= $TARGET: $(verdict "$r2")"
+	for b in b1 b2; do
+		r=$(ratio "${MED[$b]}" "${MED[a]}")
+		echo "($b) / (a) = $r   target <= $TARGET: $(bench_verdict "$r" '<=' "$TARGET")"
+	done
 	# minimums are less disturbed by other work on the machine than medians
 	echo "by minimum:  (b1) / (a) = $(ratio "${MIN[b1]}" "${MIN[a]}"),  (b2) / (a) = $(ratio "${MIN[b2]}" "${MIN[a]}"),  (b2) / (a') = $(ratio "${MIN[b2]}" "${MIN[aj]}")"
 	# the join's own cost per row, apart from where the filter comes from
 	echo "(b2) / (a') = $(ratio "${MED[b2]}" "${MED[aj]}")   (the same Nested Loop plan, filter computed vs. stored)"
 	# (a) pays for building the filter, (b) for reading it from the table
-	echo "without the build in (a):  (b1) / ((a) - build) = $(ratio "${MED[b1]}" "$(awk -v a="${MED[a]}" -v b="${MED[build]}" 'BEGIN { print a - b }')")," \
-		"(b2) / ((a) - build) = $(ratio "${MED[b2]}" "$(awk -v a="${MED[a]}" -v b="${MED[build]}" 'BEGIN { print a - b }')")"
+	echo "without the build in (a):  (b1) / ((a) - build) = $(ratio "${MED[b1]}" "$a_less_build")," \
+		"(b2) / ((a) - build) = $(ratio "${MED[b2]}" "$a_less_build")"
 	echo "load after the run: $(bench_load)"
 } | tee -a "$REPORT"
 
-mkdir -p "$OUT_DIR"
-cp "$REPORT" "$OUT_DIR/probe_bench-$STAMP.txt"
-bf_log "report saved as bench/out/probe_bench-$STAMP.txt"
+bench_save "$REPORT" "probe_bench-$STAMP.txt"

@@ -55,54 +55,34 @@
 # queries with and without the pre-check agree.  Timings are never checks.
 
 set -euo pipefail
-export LC_ALL=C
-unset LANGUAGE
-
-KEYS=10000000
-REPS=5
-CORE_KEYS=1000000,10000000
-BITS=10
-DO_CORE=1
-DO_SQL=1
 
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-bench_options '--keys:KEYS:1000 --reps:REPS --core-keys:CORE_KEYS:list --no-core:DO_CORE= --no-sql:DO_SQL=' \
+bench_begin 'KEYS=10000000 REPS=5 CORE_KEYS=1000000,10000000 BITS=10 DO_CORE=1 DO_SQL=1' \
+	'--keys:KEYS:1000 --reps:REPS --core-keys:CORE_KEYS:list --no-core:DO_CORE= --no-sql:DO_SQL=' \
 	'KEYS=20000 REPS=1 CORE_KEYS=20000' "$@"
 SMOKE_LABEL=bench-checks
 [ -z "$QUICK" ] || SMOKE_LABEL=bench-smoke
 
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-REPO=$PWD
-# shellcheck source=scripts/lib.sh
-. scripts/lib.sh
-
-OUT_DIR=$REPO/bench/out
-STAMP=$(date -u +%Y%m%d-%H%M%S)
-
 # ---- checks (never timings) -------------------------------------------------
 
-CHECK_P=0
-CHECK_F=0
-CHECK_LINES=()
-check() { # check DESCRIPTION CONDITION-RESULT(0 = pass)
-	if [ "$2" -eq 0 ]; then
-		CHECK_P=$((CHECK_P + 1))
-		CHECK_LINES+=("ok   $1")
-	else
-		CHECK_F=$((CHECK_F + 1))
-		CHECK_LINES+=("FAIL $1")
-	fi
-}
+# bench_check's list, and the count the test command reads
 finish() {
 	echo
 	echo "== Checks"
-	local l
-	for l in "${CHECK_LINES[@]+"${CHECK_LINES[@]}"}"; do
-		echo "$l"
+	[ "${#BENCH_CHECK_LINES[@]}" -eq 0 ] || printf '%s\n' "${BENCH_CHECK_LINES[@]}"
+	bench_checks_line "$SMOKE_LABEL"
+}
+# the conditions of the checks
+core_identical() { [ "$n_cfg" -gt 0 ] && [ "$n_same" -eq "$n_cfg" ]; }
+parallel_identical() { [ -n "$serial_md5" ] && [ "$serial_md5" = "$par_md5" ] && [ "$par_plan" -ge 1 ]; }
+both_found() { [ "${VAL[$1]:-x}" = "$HALF" ] && [ "${VAL[$2]:-y}" = "$HALF" ]; }
+scans_match() { [ "${VAL[serial.scan.small]:-0}" -ge "$SMALL" ] && [ "${VAL[serial.scan.large]:-0}" -ge "$LARGE" ]; }
+launched_two() {
+	local k
+	for k in "$@"; do
+		[ "${LAUNCHED[$k]:-0}" -ge 2 ] || return 1
 	done
-	echo "$SMOKE_LABEL: $CHECK_P passed, $CHECK_F failed"
-	[ "$CHECK_F" -eq 0 ]
 }
 
 # ---- dependencies, build ----------------------------------------------------
@@ -115,7 +95,7 @@ if [ -n "$DO_CORE" ]; then
 	bf_log "building bench/core_bench (log: $WORK/build.log)"
 	if ! bf_make bench/core_bench >"$WORK/build.log" 2>&1; then
 		tail -n 40 "$WORK/build.log" >&2
-		check "bench/core_bench builds" 1
+		bench_check "bench/core_bench builds" false
 		finish || exit 1
 	fi
 fi
@@ -123,19 +103,18 @@ if [ -n "$DO_SQL" ] && [ -n "$BUILD" ]; then
 	bf_log "building and installing the extension (log: $WORK/build.log)"
 	if ! bf_make >>"$WORK/build.log" 2>&1 || ! bf_make_install >>"$WORK/build.log" 2>&1; then
 		tail -n 40 "$WORK/build.log" >&2
-		check "the extension builds and installs" 1
+		bench_check "the extension builds and installs" false
 		finish || exit 1
 	fi
 fi
 
-git_rev=$(bench_git_rev "$REPO")
-run_date=$(date -u '+%Y-%m-%d %H:%M UTC')
+bench_run_info
 
 REPORT=$WORK/report.md
 {
 	echo "## bench/run.sh$([ -z "$QUICK" ] || echo ' --quick (smoke test: the times mean nothing)')"
 	echo
-	echo "$run_date, bloomfilter at commit $git_rev."
+	echo "$RUN_DATE, bloomfilter at commit $GIT_REV."
 	echo
 	echo '```'
 	bench_machine
@@ -152,11 +131,11 @@ if [ -n "$DO_CORE" ]; then
 	bench/core_bench "${core_args[@]}" >"$WORK/core.out" 2>"$WORK/core.err" || rc=$?
 	ticks1=$(bench_cpu_ticks)
 	cat "$WORK/core.err" >&2
-	check "bench/core_bench runs (exit $rc)" "$rc"
+	bench_check "bench/core_bench runs (exit $rc)" [ "$rc" -eq 0 ]
 	n_cfg=$(grep -c '^I|' "$WORK/core.out" || true)
 	n_same=$(grep -c '^I|[^|]*|[^|]*|identical|same answers|' "$WORK/core.out" || true)
-	check "core filters byte-identical to libleveldb's, same probe answers ($n_same of $n_cfg key counts x bits_per_key)" \
-		"$([ "$n_cfg" -gt 0 ] && [ "$n_same" -eq "$n_cfg" ] && echo 0 || echo 1)"
+	bench_check "core filters byte-identical to libleveldb's, same probe answers ($n_same of $n_cfg key counts x bits_per_key)" \
+		core_identical
 	read -r busy steal <<<"$(bench_cpu_share "$ticks0" "$ticks1")"
 	{
 		echo
@@ -192,7 +171,7 @@ if [ -n "$DO_CORE" ]; then
 				}
 			}' "$WORK/core.out"
 		echo
-		if [ "$n_cfg" -gt 0 ] && [ "$n_same" -eq "$n_cfg" ]; then
+		if core_identical; then
 			echo "Filters byte-identical to libleveldb's after every build, and the same probe answers: **yes** ($n_cfg of $n_cfg)."
 		else
 			echo "Filters byte-identical to libleveldb's: **NO** ($n_same of $n_cfg); see bench/core_bench's errors."
@@ -203,10 +182,7 @@ fi
 # ---- 2-4. SQL -----------------------------------------------------------------
 
 if [ -n "$DO_SQL" ]; then
-	BINDIR=$(bf_pg_bindir)
-	PSQL=("$BINDIR/psql" -X -q -At -F '|' -v ON_ERROR_STOP=1)
-	psql_c() { "${PSQL[@]}" -c "$1"; }
-
+	bench_psql
 	bf_cluster_start
 	HALF=$((KEYS >= 2000000 ? 50000 : KEYS / 40)) # keyset: HALF present + HALF absent
 	SMALL=$((KEYS / 1000))                        # probe-scan filters: keys in them
@@ -214,25 +190,19 @@ if [ -n "$DO_SQL" ]; then
 	[ "$SMALL" -ge 1 ] || SMALL=1
 	STEP=$((KEYS / HALF))
 
+	settings=("huge_pages = off" "max_worker_processes = 8" "max_parallel_workers = 8"
+		"work_mem = '64MB'" "jit = off" "autovacuum = off" "wal_level = minimal"
+		"max_wal_senders = 0" "max_wal_size = '8GB'" "checkpoint_timeout = '1h'")
 	if [ -z "$QUICK" ]; then
 		SB_MB=$(bench_shared_buffers_mb $((KEYS * 200 / 1048576 + 256)) 1024)
 		bf_log "configuring: shared_buffers = ${SB_MB}MB, jit off, restart"
-		psql_c "ALTER SYSTEM SET shared_buffers = '${SB_MB}MB'" >/dev/null
+		settings+=("shared_buffers = '${SB_MB}MB'")
 	fi
-	for setting in "huge_pages = off" "max_worker_processes = 8" "max_parallel_workers = 8" \
-		"work_mem = '64MB'" "jit = off" "autovacuum = off" "wal_level = minimal" \
-		"max_wal_senders = 0" "max_wal_size = '8GB'" "checkpoint_timeout = '1h'"; do
-		psql_c "ALTER SYSTEM SET $setting" >/dev/null
-	done
-	bf_cluster_restart || exit 1
+	bench_configure "${settings[@]}"
 
 	bf_log "data: bench_keys ($KEYS rows), bench_keyset ($((2 * HALF)) keys, $HALF absent), an index, stored filters"
 	t0=$(date +%s)
-	"${PSQL[@]}" >/dev/null <<EOF
-SET client_min_messages = warning;
-CREATE EXTENSION bloomfilter;
-CREATE EXTENSION hll;
-CREATE EXTENSION pg_prewarm;
+	bench_tables 'bench_keys bench_keyset bench_filters' hll <<EOF
 CREATE TABLE bench_keys AS
   SELECT i, md5(i::text) AS k FROM generate_series(1, $KEYS) i;
 -- $HALF keys of bench_keys (every ${STEP}th) and $HALF keys that are not in it
@@ -245,10 +215,6 @@ CREATE TABLE bench_filters (name text PRIMARY KEY, keys bigint, f bloomfilter NO
 INSERT INTO bench_filters SELECT 'small', count(*), bloom_agg(k, $BITS) FROM bench_keys WHERE i <= $SMALL;
 INSERT INTO bench_filters SELECT 'large', count(*), bloom_agg(k, $BITS) FROM bench_keys WHERE i <= $LARGE;
 INSERT INTO bench_filters SELECT 'all', count(*), bloom_agg(k, $BITS) FROM bench_keys;
-VACUUM (ANALYZE) bench_keys, bench_keyset, bench_filters;
-CHECKPOINT;
-SELECT pg_prewarm(c) FROM unnest(ARRAY['bench_keys', 'bench_keyset', 'bench_keys_k', 'bench_filters']::regclass[]) c;
-SELECT pg_prewarm(reltoastrelid) FROM pg_class WHERE relname = 'bench_filters';
 -- bloom_agg without its final function, to tell the final's share
 CREATE AGGREGATE bench_bloom_state(text, integer) (SFUNC = bloom_agg_transfn,
   STYPE = bloom_agg_state, COMBINEFUNC = bloom_agg_combinefn, PARALLEL = SAFE);
@@ -259,18 +225,21 @@ EOF
 
 	SET_serial="SET max_parallel_workers_per_gather = 0;"
 	SET_par2="SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; SET parallel_leader_participation = on;"
-	declare -A Q CFG # each query's one column is v, for pgbench's \gset
-	Q[agg.count]="SELECT count(k) AS v FROM bench_keys"
-	Q[agg.bloom]="SELECT bloom_agg(k, $BITS) IS NOT NULL AS v FROM bench_keys"
-	Q[agg.state]="SELECT bench_bloom_state(k, $BITS) IS NOT NULL AS v FROM bench_keys"
-	Q[agg.hll]="SELECT hll_add_agg(hll_hash_text(k)) IS NOT NULL AS v FROM bench_keys"
-	Q[scan.hashtext]="SELECT count(*) AS v FROM bench_keys WHERE hashtext(k) % 1000 = 0"
-	Q[scan.small]="SELECT count(*) AS v FROM bench_keys WHERE k <~ (SELECT f FROM bench_filters WHERE name = 'small')"
-	Q[scan.large]="SELECT count(*) AS v FROM bench_keys WHERE k <~ (SELECT f FROM bench_filters WHERE name = 'large')"
-	Q[j1.plain]="SELECT count(*) AS v FROM bench_keyset s WHERE s.k IN (SELECT k FROM bench_keys)"
-	Q[j1.pre]="SELECT count(*) AS v FROM bench_keyset s WHERE s.k <~ (SELECT f FROM bench_filters WHERE name = 'all') AND s.k IN (SELECT k FROM bench_keys)"
-	Q[j2.plain]="SELECT count(*) AS v FROM bench_keys b WHERE b.k IN (SELECT k FROM bench_keyset)"
-	Q[j2.pre]="SELECT count(*) AS v FROM bench_keys b WHERE b.k <~ (SELECT bloom_agg(k, $BITS) FROM bench_keyset) AND b.k IN (SELECT k FROM bench_keyset)"
+	# NAME|the report's name for it, where it has one|SQL
+	bench_queries <<EOF
+agg.count|count(k)|SELECT count(k) AS v FROM bench_keys
+agg.bloom|bloom_agg(k, $BITS)|SELECT bloom_agg(k, $BITS) IS NOT NULL AS v FROM bench_keys
+agg.state|bloom_agg without its final function|SELECT bench_bloom_state(k, $BITS) IS NOT NULL AS v FROM bench_keys
+agg.hll|hll_add_agg(hll_hash_text(k))|SELECT hll_add_agg(hll_hash_text(k)) IS NOT NULL AS v FROM bench_keys
+scan.hashtext|count(*) WHERE hashtext(k) % 1000 = 0|SELECT count(*) AS v FROM bench_keys WHERE hashtext(k) % 1000 = 0
+scan.small|count(*) WHERE k <~ filter of $SMALL keys|SELECT count(*) AS v FROM bench_keys WHERE k <~ (SELECT f FROM bench_filters WHERE name = 'small')
+scan.large|count(*) WHERE k <~ filter of $LARGE keys|SELECT count(*) AS v FROM bench_keys WHERE k <~ (SELECT f FROM bench_filters WHERE name = 'large')
+j1.plain||SELECT count(*) AS v FROM bench_keyset s WHERE s.k IN (SELECT k FROM bench_keys)
+j1.pre||SELECT count(*) AS v FROM bench_keyset s WHERE s.k <~ (SELECT f FROM bench_filters WHERE name = 'all') AND s.k IN (SELECT k FROM bench_keys)
+j2.plain||SELECT count(*) AS v FROM bench_keys b WHERE b.k IN (SELECT k FROM bench_keyset)
+j2.pre||SELECT count(*) AS v FROM bench_keys b WHERE b.k <~ (SELECT bloom_agg(k, $BITS) FROM bench_keyset) AND b.k IN (SELECT k FROM bench_keyset)
+EOF
+	declare -A CFG
 	# (config, query) pairs, in the order of a round
 	RUNS=(serial:agg.count serial:agg.state serial:agg.bloom serial:agg.hll
 		par2:agg.count par2:agg.state par2:agg.bloom par2:agg.hll
@@ -287,7 +256,7 @@ EOF
 	# timed; then, untimed, the CPU time again and the query's result.
 	for run in "${RUNS[@]}"; do
 		printf '%s\n\\echo P|%s|%s\n' "${CFG[${run%%:*}]}" "${run%%:*}" "${run#*:}"
-		printf 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) %s;\n\\echo E|end\n' "${Q[${run#*:}]}"
+		printf 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) %s;\n\\echo E|end\n' "${Q_SQL[${run#*:}]}"
 	done >"$WORK/warmup.sql"
 
 	bf_log "SQL: $REPS timed rounds (+1 warm-up) of ${#RUNS[@]} queries, interleaved"
@@ -302,8 +271,8 @@ EOF
 		for ((j = 0; j < n; j++)); do
 			run=${RUNS[$(((j + rep * 5) % n))]}
 			k=${run%%:*}.${run#*:}
-			bench_time "$k" "${Q[${run#*:}]} \gset" \
-				"${CFG[${run%%:*}]}"$'\n'"${Q[${run#*:}]};"$'\n''SELECT bench_cpu_ms() AS c0 \gset' \
+			bench_time "$k" "${Q_SQL[${run#*:}]} \gset" \
+				"${CFG[${run%%:*}]}"$'\n'"${Q_SQL[${run#*:}]};"$'\n''SELECT bench_cpu_ms() AS c0 \gset' \
 				'SELECT bench_cpu_ms() AS c1 \gset'$'\n'"\\shell echo $k :c0 :c1 :v >> $WORK/runs"
 		done
 	done
@@ -336,31 +305,29 @@ EOF
 	done <"$WORK/plans.lines"
 
 	# -- checks on the results (never on the times)
-	all_timed=0
+	untimed=0
 	for run in "${RUNS[@]}"; do
 		k=${run%%:*}.${run#*:}
-		[ -n "${MED[$k]:-}" ] || all_timed=1
+		[ -n "${MED[$k]:-}" ] || untimed=$((untimed + 1))
 	done
-	check "every SQL query ran and was timed" "$all_timed"
+	bench_check "every SQL query ran and was timed" [ "$untimed" -eq 0 ]
 	psql_c "$SET_serial" >/dev/null
 	serial_md5=$("${PSQL[@]}" -c "$SET_serial" -c "SELECT md5(bloom_agg(k, $BITS)::bytea) FROM bench_keys")
 	par_md5=$("${PSQL[@]}" -c "$SET_par2" -c "SELECT md5(bloom_agg(k, $BITS)::bytea) FROM bench_keys")
 	par_plan=$("${PSQL[@]}" -c "$SET_par2" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT md5(bloom_agg(k, $BITS)::bytea) FROM bench_keys" | grep -c 'Workers Launched: [1-9]' || true)
-	check "bloom_agg with parallel workers ($par_plan Gather with workers) gives the serial filter's bytes" \
-		"$([ -n "$serial_md5" ] && [ "$serial_md5" = "$par_md5" ] && [ "$par_plan" -ge 1 ] && echo 0 || echo 1)"
+	bench_check "bloom_agg with parallel workers ($par_plan Gather with workers) gives the serial filter's bytes" \
+		parallel_identical
 	stored_md5=$(psql_c "SELECT md5(f::bytea) FROM bench_filters WHERE name = 'all'")
-	check "the stored filter of all keys is the filter bloom_agg computes" \
-		"$([ "$stored_md5" = "$serial_md5" ] && echo 0 || echo 1)"
-	check "join: IN alone and IN with the <~ pre-check find the same $HALF keys, keyset side (${VAL[serial.j1.plain]:-?} / ${VAL[serial.j1.pre]:-?})" \
-		"$([ "${VAL[serial.j1.plain]:-x}" = "$HALF" ] && [ "${VAL[serial.j1.pre]:-y}" = "$HALF" ] && echo 0 || echo 1)"
-	check "join: IN alone and IN with the <~ pre-check find the same $HALF keys, table side (${VAL[serial.j2.plain]:-?} / ${VAL[serial.j2.pre]:-?})" \
-		"$([ "${VAL[serial.j2.plain]:-x}" = "$HALF" ] && [ "${VAL[serial.j2.pre]:-y}" = "$HALF" ] && echo 0 || echo 1)"
-	check "probe scans match every key in the filter (${VAL[serial.scan.small]:-?} >= $SMALL, ${VAL[serial.scan.large]:-?} >= $LARGE)" \
-		"$([ "${VAL[serial.scan.small]:-0}" -ge "$SMALL" ] && [ "${VAL[serial.scan.large]:-0}" -ge "$LARGE" ] && echo 0 || echo 1)"
-	check "parallel runs launched 2 workers (${LAUNCHED[par2.agg.bloom]:-0}, ${LAUNCHED[par2.agg.count]:-0}, ${LAUNCHED[par2.agg.hll]:-0})" \
-		"$([ "${LAUNCHED[par2.agg.bloom]:-0}" -ge 2 ] && [ "${LAUNCHED[par2.agg.count]:-0}" -ge 2 ] && [ "${LAUNCHED[par2.agg.hll]:-0}" -ge 2 ] && echo 0 || echo 1)"
+	bench_check "the stored filter of all keys is the filter bloom_agg computes" [ "$stored_md5" = "$serial_md5" ]
+	bench_check "join: IN alone and IN with the <~ pre-check find the same $HALF keys, keyset side (${VAL[serial.j1.plain]:-?} / ${VAL[serial.j1.pre]:-?})" \
+		both_found serial.j1.plain serial.j1.pre
+	bench_check "join: IN alone and IN with the <~ pre-check find the same $HALF keys, table side (${VAL[serial.j2.plain]:-?} / ${VAL[serial.j2.pre]:-?})" \
+		both_found serial.j2.plain serial.j2.pre
+	bench_check "probe scans match every key in the filter (${VAL[serial.scan.small]:-?} >= $SMALL, ${VAL[serial.scan.large]:-?} >= $LARGE)" \
+		scans_match
+	bench_check "parallel runs launched 2 workers (${LAUNCHED[par2.agg.bloom]:-0}, ${LAUNCHED[par2.agg.count]:-0}, ${LAUNCHED[par2.agg.hll]:-0})" \
+		launched_two par2.agg.bloom par2.agg.count par2.agg.hll
 
-	cell() { printf '%.1f (%.1f–%.1f)' "${MED[$1]:-0}" "${MIN[$1]:-0}" "${MAX[$1]:-0}"; }
 	# ratio of medians, and of best runs
 	rcell() { printf '%s× (best runs %s×)' "$(bench_ratio "${MED[$1]:-0}" "${MED[$2]:-1}")" "$(bench_ratio "${MIN[$1]:-0}" "${MIN[$2]:-1}")"; }
 	# the same, with the ratio of the backend's CPU times (serial plans)
@@ -383,13 +350,7 @@ EOF
 		echo "| query | serial | CPU | 2 workers | speed-up |"
 		echo "|---|---:|---:|---:|---:|"
 		for q in count bloom state hll; do
-			case $q in
-			count) name="count(k)" ;;
-			bloom) name="bloom_agg(k, $BITS)" ;;
-			state) name="bloom_agg without its final function" ;;
-			hll) name="hll_add_agg(hll_hash_text(k))" ;;
-			esac
-			echo "| \`$name\` | $(cell "serial.agg.$q") | $(ccell "serial.agg.$q") | $(cell "par2.agg.$q") | $(bench_ratio "${MED[serial.agg.$q]:-0}" "${MED[par2.agg.$q]:-1}")× |"
+			echo "| \`${Q_NAME[agg.$q]}\` | $(bench_cell "serial.agg.$q") | $(ccell "serial.agg.$q") | $(bench_cell "par2.agg.$q") | $(bench_ratio "${MED[serial.agg.$q]:-0}" "${MED[par2.agg.$q]:-1}")× |"
 		done
 		echo
 		echo "| ratio | this run |"
@@ -409,9 +370,9 @@ EOF
 		echo
 		echo "| query | time | CPU | rows | / hashtext scan |"
 		echo "|---|---:|---:|---:|---:|"
-		echo "| \`count(*) WHERE hashtext(k) % 1000 = 0\` | $(cell serial.scan.hashtext) | $(ccell serial.scan.hashtext) | ${VAL[serial.scan.hashtext]:-?} | 1.00× |"
-		echo "| \`count(*) WHERE k <~ filter of $SMALL keys\` | $(cell serial.scan.small) | $(ccell serial.scan.small) | ${VAL[serial.scan.small]:-?} | $(rcellc serial.scan.small serial.scan.hashtext) |"
-		echo "| \`count(*) WHERE k <~ filter of $LARGE keys\` | $(cell serial.scan.large) | $(ccell serial.scan.large) | ${VAL[serial.scan.large]:-?} | $(rcellc serial.scan.large serial.scan.hashtext) |"
+		echo "| \`${Q_NAME[scan.hashtext]}\` | $(bench_cell serial.scan.hashtext) | $(ccell serial.scan.hashtext) | ${VAL[serial.scan.hashtext]:-?} | 1.00× |"
+		echo "| \`${Q_NAME[scan.small]}\` | $(bench_cell serial.scan.small) | $(ccell serial.scan.small) | ${VAL[serial.scan.small]:-?} | $(rcellc serial.scan.small serial.scan.hashtext) |"
+		echo "| \`${Q_NAME[scan.large]}\` | $(bench_cell serial.scan.large) | $(ccell serial.scan.large) | ${VAL[serial.scan.large]:-?} | $(rcellc serial.scan.large serial.scan.hashtext) |"
 		echo
 		echo "### 4. Join pre-check, serial, ms"
 		echo
@@ -421,8 +382,8 @@ EOF
 		echo
 		echo "| join | IN alone | IN with \`<~\` pre-check | speed-up |"
 		echo "|---|---:|---:|---:|"
-		echo "| (a) \`bench_keyset s WHERE s.k IN (SELECT k FROM bench_keys)\` | $(cell serial.j1.plain) | $(cell serial.j1.pre) | $(rcellc serial.j1.plain serial.j1.pre) |"
-		echo "| (b) \`bench_keys b WHERE b.k IN (SELECT k FROM bench_keyset)\` | $(cell serial.j2.plain) | $(cell serial.j2.pre) | $(rcellc serial.j2.plain serial.j2.pre) |"
+		echo "| (a) \`bench_keyset s WHERE s.k IN (SELECT k FROM bench_keys)\` | $(bench_cell serial.j1.plain) | $(bench_cell serial.j1.pre) | $(rcellc serial.j1.plain serial.j1.pre) |"
+		echo "| (b) \`bench_keys b WHERE b.k IN (SELECT k FROM bench_keyset)\` | $(bench_cell serial.j2.plain) | $(bench_cell serial.j2.pre) | $(rcellc serial.j2.plain serial.j2.pre) |"
 		echo
 		echo "Plans (warm-up run):"
 		echo
@@ -436,10 +397,13 @@ fi
 # ---- targets -------------------------------------------------------------------
 
 verdict() { # verdict VALUE OP TARGET
-	awk -v v="$1" -v t="$3" -v op="$2" 'BEGIN {
-		if (v == "" || v == "?") { print "not measured"; exit }
-		ok = (op == ">=") ? (v >= t) : (op == "<=") ? (v <= t) : (v < t)
-		print ok ? "met" : "**not met**" }'
+	if [ -z "$1" ] || [ "$1" = "?" ]; then
+		echo "not measured"
+	elif bench_meets "$@"; then
+		echo met
+	else
+		echo "**not met**"
+	fi
 }
 {
 	echo
@@ -464,7 +428,7 @@ verdict() { # verdict VALUE OP TARGET
 				fi
 			done
 		done
-		echo "| byte-identical filters | $([ "$n_cfg" -gt 0 ] && [ "$n_same" -eq "$n_cfg" ] && echo yes || echo NO) | $([ "$n_cfg" -gt 0 ] && [ "$n_same" -eq "$n_cfg" ] && echo met || echo '**not met**') |"
+		echo "| byte-identical filters | $(core_identical && echo yes || echo NO) | $(core_identical && echo met || echo '**not met**') |"
 	fi
 	if [ -n "$DO_SQL" ]; then
 		r=$(bench_ratio "${MED[serial.agg.bloom]:-0}" "${MED[serial.agg.count]:-1}")

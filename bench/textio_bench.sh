@@ -47,30 +47,14 @@
 # bytea's text.
 
 set -euo pipefail
-export LC_ALL=C
-unset LANGUAGE
-
-KEYS=10000000
-REPS=7
-BITS=10
 
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-bench_options '--keys:KEYS --reps:REPS' 'KEYS=100000 REPS=1' "$@"
-
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-REPO=$PWD
-# shellcheck source=scripts/lib.sh
-. scripts/lib.sh
-
-OUT_DIR=$REPO/bench/out
-STAMP=$(date -u +%Y%m%d-%H%M%S)
+bench_begin 'KEYS=10000000 REPS=7 BITS=10' '--keys:KEYS --reps:REPS' 'KEYS=100000 REPS=1' "$@"
 
 # ---- build, install, cluster ----------------------------------------------
 
-bench_prepare "$BUILD"
-
-bf_cluster_start
+bench_cluster
 # The server (the postgres user) writes and reads the hex file here.
 chmod 755 "$WORK"
 IO_DIR=$WORK/io
@@ -79,25 +63,11 @@ chmod 1777 "$IO_DIR"
 HEX_FILE=$IO_DIR/filter.hex
 
 bf_log "configuring the cluster: shared_buffers = 256MB, jit off, restart"
-psql_c "ALTER SYSTEM SET shared_buffers = '256MB'" >/dev/null
-psql_c "ALTER SYSTEM SET jit = off" >/dev/null
-psql_c "ALTER SYSTEM SET autovacuum = off" >/dev/null
-bf_cluster_restart || exit 1
+bench_configure "shared_buffers = '256MB'" "jit = off" "autovacuum = off"
 
-pg_version=$(psql_c "SELECT version()")
-git_rev=$(bench_git_rev "$REPO")
-run_date=$(date -u '+%Y-%m-%d %H:%M UTC')
-
-cat <<EOF
-
-== Machine
-date:        $run_date
-$(bench_machine)
-PostgreSQL:  $pg_version
-extension:   bloomfilter at commit $git_rev
-run:         --keys $KEYS --reps $REPS, bits_per_key $BITS
-
-EOF
+bench_run_info
+bench_machine_report "run:         --keys $KEYS --reps $REPS, bits_per_key $BITS"
+echo
 
 # ---- data -------------------------------------------------------------------
 
@@ -186,13 +156,12 @@ IFS='|' read -r _ rt_copy rt_copy_b rt_cast rt_text rt_stored md5_b < <(grep '^C
 
 # ---- report -------------------------------------------------------------------
 
-fmt_cell() { printf '%.1f (%.1f–%.1f)' "${MED[$1]}" "${MIN[$1]}" "${MAX[$1]}"; }
 mkdir -p "$OUT_DIR"
 SUMMARY=$OUT_DIR/textio_bench-$STAMP.md
 {
 	echo "### bloomfilter text I/O against bytea"
 	echo
-	echo "$run_date; $(bench_cpu_model), $(nproc) cores; PostgreSQL $(psql_c "SHOW server_version"); commit $git_rev."
+	echo "$RUN_DATE; $(bench_cpu_model), $(nproc) cores; PostgreSQL $(psql_c "SHOW server_version"); commit $GIT_REV."
 	echo "A filter of $filter_bytes bytes (bloom_agg over $KEYS md5 keys, $BITS bits a key); its text is $hex_chars characters."
 	echo "Times: pgbench's latency in ms, each run in a session of its own after an untimed run of the same"
 	echo "statement; median (min–max) of $((2 * REPS)) runs ($REPS rounds), interleaved."
@@ -200,16 +169,13 @@ SUMMARY=$OUT_DIR/textio_bench-$STAMP.md
 	echo "| what | bloomfilter | bytea | bloomfilter / bytea, medians | of best runs |"
 	echo "|---|---:|---:|---:|---:|"
 	for p in "${PAIRS[@]}"; do
-		echo "| ${P_NAME[$p]} | $(fmt_cell "$p.f") | $(fmt_cell "$p.b") | $(bench_ratio "${MED[$p.f]}" "${MED[$p.b]}")× | $(bench_ratio "${MIN[$p.f]}" "${MIN[$p.b]}")× |"
+		echo "| ${P_NAME[$p]} | $(bench_cell "$p.f") | $(bench_cell "$p.b") | $(bench_ratio "${MED[$p.f]}" "${MED[$p.b]}")× | $(bench_ratio "${MIN[$p.f]}" "${MIN[$p.b]}")× |"
 	done
 	echo
 	echo "Target: bloomfilter / bytea <= 1.2 for input and output (COPY)."
 } >"$SUMMARY"
 
-echo "== Summary (Markdown; also saved in ${SUMMARY#"$REPO"/})"
-echo
-cat "$SUMMARY"
-echo
+bench_show_summary "$SUMMARY"
 echo "(every timed run, ms, in the order run:"
 for p in "${PAIRS[@]}"; do
 	for t in f b; do

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 #
-# test/kit_test.sh -- bench/kit.sh, the one call a borrowed many-core
-# machine is given: pack the benchmarks' kit here with this tree's
+# test/kit_test.sh -- bench/kit.sh, the one call a many-core machine
+# without build tools is given: pack the benchmarks' kit here with this tree's
 # extension, a BLOOM_TRACE=1 build and a build to compare (HEAD's), then
 # run the many-core bench's --quick table on the packed kit, unpacked where
-# the kit's PostgreSQL was not built to live, as the borrowed machine does.
+# the kit's PostgreSQL was not built to live, as the many-core machine does.
 #
 # Skips (prints "kit: skipped (...)" and exits 77) where the kit is missing
 # (../shared/pgkit/pg15-x86_64.tar.xz) or the machine is not x86-64, the
@@ -84,7 +84,7 @@ fi
 # ---- run -----------------------------------------------------------------------
 
 # The kit's programs were linked to find their libraries in /opt/pgdev/lib,
-# and the borrowed machine has neither that nor a libpq of its own: the run
+# and the many-core machine has neither that nor a libpq of its own: the run
 # goes on in a mount namespace where /opt/pgdev is an empty tmpfs and every
 # libpq the system's loader knows is an empty file, so that the kit's own
 # must be found, as there.

@@ -1,8 +1,64 @@
 # shellcheck shell=bash
 #
 # bench/lib/common.sh -- shell functions for the benchmarks.  Source it
-# after scripts/lib.sh; it does nothing by itself.
+# (it brings scripts/lib.sh with it); it does nothing by itself.  A
+# benchmark script is then its options, what it measures and what it
+# prints:
 #
+#     set -euo pipefail
+#     # shellcheck source=bench/lib/common.sh
+#     . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
+#     bench_begin 'KEYS=10000000 REPS=5' '--keys:KEYS --reps:REPS' 'KEYS=100000 REPS=1' "$@"
+#     bench_cluster
+#     bench_serial_settings 512
+#     bench_tables 't' <<EOF ... EOF        (the tables)
+#     bench_queries <<EOF ... EOF           (NAME|LABEL|SQL of each query)
+#     bench_rounds "${QUERIES[@]}"
+#     bench_read_stats "$WORK/times"        (then MED, MIN and MAX of each)
+#
+# The script's frame:
+#   bench_begin DEFAULTS SPEC QUICK ARG...  the defaults, the options
+#                            (bench_options), C messages, and in the
+#                            checkout's root REPO, OUT_DIR and STAMP
+#   bench_cluster [DEPS_ARG...]  bench_prepare "$BUILD" DEPS_ARG..., then a
+#                            throw-away cluster (bf_cluster_start)
+#   bench_configure SETTING...  ALTER SYSTEM SET each "name = value", restart
+#   bench_serial_settings SB_MB  the settings for comparing serial queries
+#   bench_create_extensions  bloomfilter, and hll where installed (HLL=1)
+#   bench_tables TABLES [EXTENSION...]  stdin's SQL makes TABLES, which are
+#                            then vacuumed, analyzed and prewarmed
+#   bench_queries            stdin's "NAME|LABEL|SQL" lines -> QUERIES (the
+#                            names, in order), Q_NAME and Q_SQL
+#   bench_worker_counts LIST MAX  the worker counts of LIST that MAX and
+#                            the CPUs allow -> WORKER_COUNTS, SKIPPED_COUNTS
+#   bench_save REPORT NAME   REPORT saved as bench/out/NAME
+#   bench_show_summary FILE  FILE (a Markdown summary) printed under its name
+#
+# Measuring:
+#   bench_time LABEL SQL [BEFORE [AFTER]]  time SQL with pgbench (see below)
+#   bench_rounds QUERY...    REPS rounds of the queries of Q_SQL, rotated
+#   bench_answers QUERY / bench_answer QUERY  their answers in bench_rounds
+#   bench_cpu_fn_sql         SQL that creates bench_cpu_ms(), the backend's
+#                            own CPU time (utime + stime) in ms
+#   bench_cpu_ticks          "busy steal total" CPU ticks of the whole machine
+#                            so far (from /proc/stat), for bench_cpu_share
+#   bench_cpu_share A B      from two bench_cpu_ticks readings: "busy% steal%"
+#
+# Figures:
+#   bench_stats              stdin "key|value" lines -> "key|median|min|max|n"
+#   bench_read_stats FILE    "key|value" lines of FILE -> the arrays MED, MIN
+#                            and MAX, indexed by key
+#   bench_ratio A B [DECIMALS]  A / B with DECIMALS (default 2) decimals
+#   bench_meets VALUE OP TARGET  true when "VALUE OP TARGET" (<, <=, >=, >)
+#   bench_verdict VALUE OP TARGET  "met" or "NOT met"
+#   bench_cell KEY           "median (min–max)" of KEY, ms to 0.1
+#   bench_results_table NAME_W NUM_W QUERY...  "== Results": each query's
+#                            Q_NAME, median, min and max
+#   bench_check DESCRIPTION COMMAND...  a check (never of a time): COMMAND's
+#                            status counted in BENCH_PASSED / BENCH_FAILED
+#   bench_checks_line LABEL  "LABEL: N passed, N failed"; false on a failure
+#
+# The machine and the run:
 #   bench_machine            describe the machine (CPU, cores, RAM, kernel,
 #                            transparent huge pages, load), one "key: value"
 #                            line each
@@ -12,32 +68,36 @@
 #   bench_load               the load averages, "1 5 15" minutes
 #   bench_git_rev REPO       REPO's short commit, "+ uncommitted changes"
 #                            when tracked files differ from it
-#   bench_cpu_ticks          "busy steal total" CPU ticks of the whole machine
-#                            so far (from /proc/stat), for bench_cpu_share
-#   bench_cpu_share A B      from two bench_cpu_ticks readings: "busy% steal%"
-#   bench_stats              stdin "key|value" lines -> "key|median|min|max|n"
-#   bench_read_stats FILE    "key|value" lines of FILE -> the arrays MED, MIN
-#                            and MAX, indexed by key
-#   bench_ratio A B          A / B with 2 decimals
-#   bench_need_int OPT V [MIN]  exit 2 unless V is an integer >= MIN (default 1)
-#   bench_options SPEC QUICK ARG...  the script's options (see below)
-#   bench_time LABEL SQL [BEFORE [AFTER]]  time SQL with pgbench (see below)
-#   bench_cpu_fn_sql         SQL that creates bench_cpu_ms(), the backend's
-#                            own CPU time (utime + stime) in ms
-#   bench_build_install LOG  make and make install, output to LOG; on a
-#                            failure, its tail and exit 1 (needs
-#                            scripts/lib.sh)
-#   bench_prepare BUILD      the dependencies (no LevelDB), WORK (a temporary
-#                            directory), make and make install unless BUILD
-#                            is empty, BINDIR, PSQL and psql_c / psql_file
-#                            (a query / a script; unaligned, '|'-separated)
+#   bench_run_info           RUN_DATE and GIT_REV, the run's date and commit
 #   bench_machine_report LINE...  the "== Machine" block: date, the machine,
 #                            PostgreSQL's version and the commit, then LINE...
+#   bench_settings_line NAME...  "settings:" and NAME=value of each setting
+#   bench_report_start LINE...  REPORT begun with bench_machine_report, the
+#                            serial settings and LINE..., and printed
 #   bench_shared_buffers_mb EST MIN  the larger of EST and MIN (MB), with a
 #                            warning when that is over 60% of the RAM
 #
+# Options and setup:
+#   bench_need_int OPT V [MIN]  exit 2 unless V is an integer >= MIN (default 1)
+#   bench_options SPEC QUICK ARG...  the script's options (see below)
+#   bench_build_install LOG  make and make install, output to LOG; on a
+#                            failure, its tail and exit 1
+#   bench_ensure_deps ARG... bf_ensure_deps ARG..., unless PG_CONFIG or PGBIN
+#                            names a PostgreSQL of its own
+#   bench_psql               BINDIR, PSQL and psql_c / psql_file (a query /
+#                            a script; unaligned, '|'-separated)
+#   bench_prepare BUILD [DEPS_ARG...]  the dependencies (no LevelDB), WORK (a
+#                            temporary directory), make and make install
+#                            unless BUILD is empty, and bench_psql
+#
 # Every figure these functions print comes from the machine at the time
 # they run; nothing is hard-coded.
+
+BENCH_LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if ! declare -F bf_log >/dev/null; then
+	# shellcheck source=scripts/lib.sh
+	. "$BENCH_LIB_DIR/../../scripts/lib.sh"
+fi
 
 bench_machine() {
 	local cores phys thp
@@ -131,7 +191,7 @@ bench_read_stats() {
 }
 
 bench_ratio() {
-	awk -v a="$1" -v b="$2" 'BEGIN {if (b == 0) print "?"; else printf "%.2f", a / b}'
+	awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN {if (b == 0) print "?"; else printf "%.*f", d, a / b}'
 }
 
 bench_need_int() {
@@ -152,6 +212,8 @@ bench_need_int() {
 # its variables.  SPEC is words
 #   --opt:VAR[:MIN]   --opt N sets VAR to the integer N >= MIN (default 1)
 #   --opt:VAR:list    --opt LIST sets VAR to numbers separated by commas
+#   --opt:VAR:file    --opt FILE sets VAR to FILE's absolute path (FILE
+#                     must exist)
 #   --opt:VAR=VALUE   the flag --opt sets VAR to VALUE (which may be empty)
 # and a value follows its option as the next argument (taken as it is:
 # "--keys --reps=3" complains about "--reps=3") or after "=".  Every
@@ -201,6 +263,12 @@ bench_options() {
 				exit 2
 				;;
 			esac
+		elif [ "$kind" = file ]; then
+			if [ ! -f "$val" ]; then
+				printf '%s: %s %s: no such file\n' "$me" "$opt" "$val" >&2
+				exit 2
+			fi
+			val=$(cd "$(dirname "$val")" && pwd)/$(basename "$val")
 		else
 			bench_need_int "$opt" "$val" "${kind:-1}"
 		fi
@@ -261,7 +329,6 @@ bench_build_install() {
 	fi
 }
 
-# shellcheck disable=SC2120 # bench_prepare passes none; keys_bench.sh some
 # bench_ensure_deps ARG...: bf_ensure_deps, unless PG_CONFIG or PGBIN names
 # a PostgreSQL of its own (the benchmarks' kit, on a machine with no package
 # archive): then nothing is installed, and what it lacks is its to bring.
@@ -273,32 +340,70 @@ bench_ensure_deps() {
 	bf_ensure_deps "$@"
 }
 
-bench_prepare() {
-	# shellcheck disable=SC2119 # no --leveldb: the benchmarks need no LevelDB
-	bench_ensure_deps
-	bf_mktemp_dir WORK
-	if [ -n "$1" ]; then
-		bench_build_install "$WORK/build.log"
-	else
-		bf_log "--no-build: using the installed extension"
-	fi
+bench_psql() {
 	BINDIR=$(bf_pg_bindir)
 	PSQL=("$BINDIR/psql" -X -q -At -F '|' -v ON_ERROR_STOP=1)
 	psql_c() { "${PSQL[@]}" -c "$1"; }
 	psql_file() { "${PSQL[@]}" -f "$1"; }
 }
 
+# bench_prepare BUILD [DEPS_ARG...]: DEPS_ARG are bf_ensure_deps's (no
+# --leveldb: these benchmarks need no LevelDB).
+bench_prepare() {
+	local build=$1
+	shift
+	bench_ensure_deps "$@"
+	bf_mktemp_dir WORK
+	if [ -n "$build" ]; then
+		bench_build_install "$WORK/build.log"
+	else
+		bf_log "--no-build: using the installed extension"
+	fi
+	bench_psql
+}
+
+# bench_run_info: RUN_DATE and GIT_REV, for a report that names the run's
+# date and commit in more than one place.
+bench_run_info() {
+	RUN_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
+	GIT_REV=$(bench_git_rev "$REPO")
+}
+
+# bench_machine_report LINE...: the date and the commit are those of
+# bench_run_info, where the script called it.
 bench_machine_report() {
 	local line
+	[ -n "${RUN_DATE:-}" ] || bench_run_info
 	echo
 	echo "== Machine"
-	echo "date:        $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "date:        $RUN_DATE"
 	bench_machine
 	echo "PostgreSQL:  $(psql_c "SELECT version()")"
-	echo "extension:   bloomfilter at commit $(bench_git_rev "$REPO")"
+	echo "extension:   bloomfilter at commit $GIT_REV"
 	for line in "$@"; do
 		echo "$line"
 	done
+}
+
+# bench_settings_line NAME...: "settings:" and each setting NAME=its value,
+# for bench_machine_report.
+bench_settings_line() {
+	local name line='settings:   '
+	for name in "$@"; do
+		line+=" $name=$(psql_c "SHOW $name")"
+	done
+	echo "$line"
+}
+
+# bench_report_start LINE...: REPORT ($WORK/report.txt), begun with the
+# "== Machine" block, bench_serial_settings' settings and LINE..., and
+# printed.
+bench_report_start() {
+	REPORT=$WORK/report.txt
+	{
+		bench_machine_report "$(bench_settings_line shared_buffers jit max_parallel_workers_per_gather)" "$@"
+		echo
+	} | tee "$REPORT"
 }
 
 bench_shared_buffers_mb() {
@@ -316,13 +421,8 @@ bench_shared_buffers_mb() {
 # during the run.
 bench_serial_settings() {
 	bf_log "configuring the cluster: shared_buffers = ${1}MB, jit off, serial plans; restarting"
-	psql_c "ALTER SYSTEM SET shared_buffers = '${1}MB'" >/dev/null
-	psql_c "ALTER SYSTEM SET jit = off" >/dev/null
-	psql_c "ALTER SYSTEM SET max_parallel_workers_per_gather = 0" >/dev/null
-	psql_c "ALTER SYSTEM SET autovacuum = off" >/dev/null
-	psql_c "ALTER SYSTEM SET max_wal_size = '8GB'" >/dev/null
-	psql_c "ALTER SYSTEM SET checkpoint_timeout = '1h'" >/dev/null
-	bf_cluster_restart || exit 1
+	bench_configure "shared_buffers = '${1}MB'" "jit = off" "max_parallel_workers_per_gather = 0" \
+		"autovacuum = off" "max_wal_size = '8GB'" "checkpoint_timeout = '1h'"
 }
 
 # bench_rounds QUERY...: REPS rounds of the queries, whose SQL is in the
@@ -330,6 +430,7 @@ bench_serial_settings() {
 # runs them in an order rotated by one more, so that none always runs
 # first; bench_time runs each in a session of its own, untimed then timed,
 # and "QUERY UNTIMED_ANSWER TIMED_ANSWER" goes to $WORK/answers.
+# shellcheck disable=SC2153 # REPS: the script's
 bench_rounds() {
 	local queries=("$@") nq=$# rep j q
 	bf_log "timing: $REPS round(s)"
@@ -352,4 +453,189 @@ bench_answers() {
 # bench_answer QUERY: QUERY's answer in its first timed run.
 bench_answer() {
 	awk -v q="$1" '$1 == q { print $3; exit }' "$WORK/answers"
+}
+
+# ---- the script's frame ------------------------------------------------------
+
+# bench_begin DEFAULTS SPEC QUICK ARG...: the start of a benchmark script.
+# The assignments DEFAULTS ("VAR=V ...", V with no space; "VAR=" empties
+# VAR), then bench_options SPEC QUICK ARG..., C messages and sorting, and,
+# in the checkout's root: REPO, OUT_DIR (bench/out, where the reports are
+# saved) and STAMP (the UTC time of the start, which names them).
+# shellcheck disable=SC2034 # REPO, OUT_DIR, STAMP: for the script
+bench_begin() {
+	local a
+	for a in $1; do
+		printf -v "${a%%=*}" '%s' "${a#*=}"
+	done
+	shift
+	bench_options "$@"
+	export LC_ALL=C
+	unset LANGUAGE
+	cd "$BENCH_LIB_DIR/../.." || exit 1
+	REPO=$PWD
+	OUT_DIR=$REPO/bench/out
+	STAMP=$(date -u +%Y%m%d-%H%M%S)
+	RUN_DATE='' GIT_REV=''
+}
+
+# bench_cluster [DEPS_ARG...]: bench_prepare "$BUILD" DEPS_ARG..., then a
+# throw-away cluster whose PG* variables psql and pgbench use.
+# shellcheck disable=SC2120 # most scripts pass no DEPS_ARG
+bench_cluster() {
+	bench_prepare "$BUILD" "$@"
+	bf_cluster_start
+}
+
+# bench_configure SETTING...: ALTER SYSTEM SET each SETTING ("name = value"),
+# then restart the cluster.
+bench_configure() {
+	local setting
+	for setting in "$@"; do
+		psql_c "ALTER SYSTEM SET $setting" >/dev/null
+	done
+	bf_cluster_restart || exit 1
+}
+
+# bench_create_extensions: CREATE EXTENSION bloomfilter, and hll when
+# postgresql-hll is installed: HLL=1 then, else HLL is empty.
+# shellcheck disable=SC2034 # HLL: for the script
+bench_create_extensions() {
+	psql_c "CREATE EXTENSION bloomfilter" >/dev/null
+	HLL=''
+	if psql_c "CREATE EXTENSION hll" >/dev/null 2>&1; then
+		HLL=1
+	fi
+}
+
+# bench_tables TABLES [EXTENSION...]: the SQL on stdin, which makes the
+# tables TABLES (words), after CREATE EXTENSION bloomfilter, pg_prewarm and
+# each EXTENSION; then the tables vacuumed and analyzed, a checkpoint, and
+# the tables, their indexes and their TOAST tables read into shared
+# buffers (pg_prewarm).
+bench_tables() {
+	local tables=$1 ext list
+	shift
+	# shellcheck disable=SC2086 # one word a table
+	list=$(printf "'%s', " $tables)
+	list=${list%, }
+	{
+		echo "SET client_min_messages = warning;"
+		for ext in bloomfilter pg_prewarm "$@"; do
+			echo "CREATE EXTENSION $ext;"
+		done
+		cat
+		echo "VACUUM (ANALYZE) ${tables// /, };"
+		echo "CHECKPOINT;"
+		echo "SELECT pg_prewarm(c.oid::regclass) FROM pg_class c WHERE c.relname IN ($list);"
+		echo "SELECT pg_prewarm(i.indexrelid::regclass) FROM pg_index i JOIN pg_class c ON c.oid = i.indrelid WHERE c.relname IN ($list);"
+		echo "SELECT pg_prewarm(c.reltoastrelid) FROM pg_class c WHERE c.relname IN ($list) AND c.reltoastrelid <> 0;"
+	} | "${PSQL[@]}" >/dev/null
+}
+
+# bench_queries: the queries a script times, from stdin's lines
+# "NAME|LABEL|SQL" (SQL whose one column is v, for bench_rounds): their
+# names in QUERIES, in order, their labels in Q_NAME and their SQL in
+# Q_SQL, indexed by name.
+# shellcheck disable=SC2034 # for the script
+bench_queries() {
+	local name label sql
+	QUERIES=()
+	declare -gA Q_NAME=() Q_SQL=()
+	while IFS='|' read -r name label sql; do
+		[ -n "$name" ] || continue
+		QUERIES+=("$name")
+		Q_NAME[$name]=$label
+		Q_SQL[$name]=$sql
+	done
+}
+
+# bench_worker_counts LIST MAX: the worker counts of LIST (numbers separated
+# by commas or spaces) that are at most MAX and twice the CPUs online, in
+# WORKER_COUNTS, and the others in SKIPPED_COUNTS: more workers than twice
+# the CPUs would only measure contention.
+# shellcheck disable=SC2034 # for the script
+bench_worker_counts() {
+	local w cores
+	cores=$(nproc)
+	WORKER_COUNTS=() SKIPPED_COUNTS=()
+	for w in ${1//,/ }; do
+		if [ "$w" -le "$2" ] && [ "$w" -le $((cores * 2)) ]; then
+			WORKER_COUNTS+=("$w")
+		else
+			SKIPPED_COUNTS+=("$w")
+		fi
+	done
+}
+
+# bench_save REPORT NAME: REPORT saved as bench/out/NAME.
+bench_save() {
+	mkdir -p "$OUT_DIR"
+	cp "$1" "$OUT_DIR/$2"
+	bf_log "report saved as bench/out/$2"
+}
+
+# bench_show_summary FILE: FILE, a Markdown summary saved under bench/out/,
+# printed under a heading that names it.
+bench_show_summary() {
+	echo "== Summary (Markdown; also saved in ${1#"$REPO"/})"
+	echo
+	cat "$1"
+	echo
+}
+
+# ---- figures -------------------------------------------------------------------
+
+bench_meets() {
+	awk -v v="$1" -v op="$2" -v t="$3" 'BEGIN {
+		ok = (op == "<") ? v < t : (op == "<=") ? v <= t : (op == ">=") ? v >= t : (op == ">") ? v > t : 0
+		exit !ok }'
+}
+
+bench_verdict() {
+	if bench_meets "$@"; then echo met; else echo "NOT met"; fi
+}
+
+bench_cell() {
+	printf '%.1f (%.1f–%.1f)' "${MED[$1]:-0}" "${MIN[$1]:-0}" "${MAX[$1]:-0}"
+}
+
+# bench_results_table NAME_W NUM_W QUERY...: "== Results" of bench_rounds'
+# REPS rounds: a row a QUERY, its Q_NAME in NAME_W characters, then its
+# median, minimum and maximum (MED, MIN, MAX) in NUM_W each.
+bench_results_table() {
+	local nw=$1 vw=$2 q
+	shift 2
+	echo "== Results ($REPS round(s); ms)"
+	printf "%-${nw}s %${vw}s %${vw}s %${vw}s\n" query median min max
+	for q in "$@"; do
+		printf "%-${nw}s %${vw}.1f %${vw}.1f %${vw}.1f\n" "${Q_NAME[$q]}" "${MED[$q]}" "${MIN[$q]}" "${MAX[$q]}"
+	done
+}
+
+# bench_check DESCRIPTION COMMAND...: a check of a result, never of a time:
+# COMMAND (such as [ "$n" -eq 1 ]) succeeds, or DESCRIPTION is reported as
+# an error.  Counted in BENCH_PASSED and BENCH_FAILED, and listed as
+# "ok   DESCRIPTION" or "FAIL DESCRIPTION" in BENCH_CHECK_LINES.
+BENCH_PASSED=0
+BENCH_FAILED=0
+BENCH_CHECK_LINES=()
+bench_check() {
+	local what=$1
+	shift
+	if "$@"; then
+		BENCH_PASSED=$((BENCH_PASSED + 1))
+		BENCH_CHECK_LINES+=("ok   $what")
+	else
+		BENCH_FAILED=$((BENCH_FAILED + 1))
+		BENCH_CHECK_LINES+=("FAIL $what")
+		bf_err "$what"
+	fi
+}
+
+# bench_checks_line LABEL: the last line of a benchmark, which the test
+# command counts: "LABEL: N passed, N failed"; false when a check failed.
+bench_checks_line() {
+	echo "$1: $BENCH_PASSED passed, $BENCH_FAILED failed"
+	[ "$BENCH_FAILED" -eq 0 ]
 }
