@@ -40,7 +40,11 @@ if ! perl -MIPC::Run -e 1 2>/dev/null; then
 	fi
 fi
 
-tests=("$@")
+# absolute: prove runs in each test's own directory
+tests=()
+for t in "$@"; do
+	tests+=("$(cd "$(dirname "$t")" && pwd)/$(basename "$t")")
+done
 [ "${#tests[@]}" -gt 0 ] || tests=("$ROOT"/test/t/*.pl)
 
 # PostgreSQL::Test::Utils writes its logs and the clusters under
