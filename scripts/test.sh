@@ -25,9 +25,9 @@
 # with PostgreSQL's packages from there): build (warnings are errors),
 # install, exported symbols, make unittest, installcheck, sql_diff.sh on
 # the same vectors and random export, dump/restore, the upgrade chain,
-# postgres_fdw and Citus (skipped where Citus has no release for the
-# major).  A suite the mirror no longer carries is reported as skipped,
-# never as passed.
+# and the TAP tests (test/t/*.pl: postgres_fdw, and Citus, skipped where
+# Citus has no release for the major).  A suite the mirror no longer
+# carries is reported as skipped, never as passed.
 #
 # Every suite's "N passed, N failed" is collected; a suite that crashes or
 # prints no count counts as 1 failed.  The last line is
@@ -430,19 +430,6 @@ stage_upgrade_chain() {
 	run_suite "upgrade-chain" upgrade-chain "$LOGDIR/upgrade-chain.log" test/upgrade_chain_test.sh
 }
 
-# postgres_fdw between throw-away clusters of this major (their own)
-stage_fdw() {
-	stage "postgres_fdw: the pre-check and the two-phase bloom_agg across servers (test/fdw_test.sh)"
-	run_suite "postgres_fdw" fdw "$LOGDIR/fdw.log" test/fdw_test.sh
-}
-
-# A Citus coordinator and two workers, built from ../shared/citus: skipped,
-# and said so, where the kit is missing or has no Citus for this major.
-stage_citus() {
-	stage "Citus: bloom_agg on the workers, pre-checks, filter columns (test/citus_test.sh)"
-	run_skippable "citus" citus "$LOGDIR/citus.log" test/citus_test.sh
-}
-
 # The tests that need clusters of their own or a restart: test/t/*.pl under
 # prove, on PostgreSQL::Test::Cluster of this major (test/tap.sh).  Each
 # file is a suite of the summary; one with a plan of skip_all is recorded
@@ -591,8 +578,6 @@ host_suite() {
 
 	stage_dump_restore
 	stage_upgrade_chain
-	stage_fdw
-	stage_citus
 	stage_tap
 
 	stage "sqlsmith: 1000 random queries, no crash (test/sqlsmith_run.sh)"
@@ -645,8 +630,6 @@ inside_suite() {
 	stage_dump_restore
 	stage_stop_cluster
 	stage_upgrade_chain
-	stage_fdw
-	stage_citus
 	stage_tap
 }
 

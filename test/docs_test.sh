@@ -21,11 +21,11 @@
 # may take BLOOM_DOCS_TIMEOUT seconds (default 120).
 #
 # A block that cannot run on one server is marked by its info string:
-#   ```sql fdw          statements of doc/distributed.md that test/fdw_test.sh
-#                       runs on its local cluster
+#   ```sql fdw          statements of doc/distributed.md that
+#                       test/t/020_postgres_fdw.pl runs on its local cluster
 #   ```sql fdw remote   the same, run on each of its remote clusters
-#   ```sql citus        the same for test/citus_test.sh, on its coordinator
-# Those are not run here.  This test checks that the script named reads the
+#   ```sql citus        the same for test/t/021_citus.pl, on its coordinator
+# Those are not run here.  This test checks that the test named reads the
 # file the block is in, and that no other info string starting with `sql`
 # is used (a typo would otherwise skip a block silently).
 #
@@ -440,8 +440,10 @@ else
 			fi
 			;;
 		'sql fdw' | 'sql fdw remote' | 'sql citus')
-			script=${info#sql }
-			script=test/${script%% *}_test.sh
+			case $info in
+			'sql citus') script=test/t/021_citus.pl ;;
+			*) script=test/t/020_postgres_fdw.pl ;;
+			esac
 			if grep -qF "$file" "$script" 2>/dev/null; then
 				pass "$where: a '$info' block, run by $script, which reads $file"
 			else

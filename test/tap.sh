@@ -12,7 +12,11 @@
 #   NAME: skipped (why)           (a plan of skip_all, e.g. no Citus kit)
 #
 # and the last line is "tap: N passed, N failed".  PROVE_FLAGS adds flags
-# to prove; BF_TAP_KEEP=1 keeps the clusters' directories for a look.
+# to prove; BF_TAP_KEEP=1 keeps the clusters' directories for a look;
+# BF_MEASURE=1 makes the tests that time something (postgres_fdw, Citus)
+# time it at the size of the documentation's figures.  As root, Citus is
+# built and installed for 021_citus.pl first (../shared/citus's
+# build-citus.sh), since the tests themselves run as postgres.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -40,7 +44,11 @@ if ! perl -MIPC::Run -e 1 2>/dev/null; then
 	fi
 fi
 
-tests=("$@")
+# absolute: prove runs in each test's own directory
+tests=()
+for t in "$@"; do
+	tests+=("$(cd "$(dirname "$t")" && pwd)/$(basename "$t")")
+done
 [ "${#tests[@]}" -gt 0 ] || tests=("$ROOT"/test/t/*.pl)
 
 # PostgreSQL::Test::Utils writes its logs and the clusters under
@@ -61,6 +69,21 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
+
+# Citus for 021_citus.pl: the kit's build-citus.sh installs it into
+# PG_CONFIG's PostgreSQL and may install its build dependencies, which only
+# root may do; run as postgres, the test then finds it installed when it
+# calls the script itself (to learn whether it skips).
+citus_kit=${BLOOM_CITUS_KIT:-$ROOT/../shared/citus}
+if [ -n "${as_owner[*]}" ] && [ -x "$citus_kit/build-citus.sh" ] &&
+	printf '%s\n' "${tests[@]}" | grep -q '/021_citus\.pl$'; then
+	rc=0
+	"$citus_kit/build-citus.sh" "$PG_CONFIG" >"$work/citus-build.log" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
+		echo "build-citus.sh failed (exit $rc), as root:"
+		tail -n 20 "$work/citus-build.log"
+	fi
+fi
 
 total_p=0 total_f=0
 for t in "${tests[@]}"; do

@@ -73,4 +73,71 @@ sub background_session
 		IPC::Run::timeout($PostgreSQL::Test::Utils::timeout_default // 180));
 }
 
+# ---- across servers: what 020_postgres_fdw.pl and 021_citus.pl share ----
+#
+# The SQL blocks of doc/distributed.md that need several servers (marked
+# `sql fdw`, `sql fdw remote`, `sql citus`; test/docs_test.sh checks the
+# marks), and the timings both print (never checked).
+push @EXPORT, qw(doc_blocks doc_block_runs best_ms);
+
+# doc_blocks(FILE, INFO): each fenced block of FILE (relative to the tree)
+# whose opening line is exactly ```INFO, in file order, as a hash of its
+# first line (line) and its text (sql).
+sub doc_blocks
+{
+	my ($file, $info) = @_;
+	open my $fh, '<', bloom_root() . "/$file" or die "$file: $!";
+	my (@blocks, $block);
+	while (my $l = <$fh>)
+	{
+		chomp $l;
+		if (!$block && $l eq "```$info")
+		{
+			$block = { line => $. + 1, sql => '' };
+		}
+		elsif ($block && $l =~ /^```[ \t]*$/)
+		{
+			push @blocks, $block;
+			undef $block;
+		}
+		elsif ($block)
+		{
+			$block->{sql} .= "$l\n";
+		}
+	}
+	close $fh;
+	return @blocks;
+}
+
+# doc_block_runs(FILE, BLOCK, SQL, NODES...): one check that SQL (BLOCK's
+# text, with the test's own servers put in) runs on each node in turn,
+# named after the block's place in FILE.
+sub doc_block_runs
+{
+	my ($file, $block, $sql, @nodes) = @_;
+	my $err = '';
+	foreach my $node (@nodes)
+	{
+		my ($rc, $out, $stderr) = $node->psql('postgres', $sql);
+		if ($rc != 0)
+		{
+			$err = substr($stderr, 0, 400);
+			last;
+		}
+	}
+	return ok($err eq '', "$file:$block->{line}: the document's block runs")
+	  || diag("the document's block fails: $err");
+}
+
+# best_ms(NODE, SQL): SQL's time in milliseconds (psql's \timing, without
+# psql's start), the best of three runs.
+sub best_ms
+{
+	my ($node, $sql) = @_;
+	my $out = $node->safe_psql('postgres', join("\n", '\timing on', ($sql . ';') x 3));
+	my @ms = $out =~ /^Time: ([0-9.]+) ms/mg;
+	my ($best) = sort { $a <=> $b } @ms;
+	return sprintf('%.0f', $best // -1);
+}
+
 1;
