@@ -70,7 +70,7 @@ compute_bloomfilter_stats(VacAttrStatsP stats, AnalyzeAttrFetchFunc fetchfunc,
 		bytea	   *filter;
 		bloom_stats fs;
 
-		vacuum_delay_point();
+		bloom_analyze_delay_point();
 		if (isnull)
 			continue;
 		filter = DatumGetBloomFilterPP(value);
