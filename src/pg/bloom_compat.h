@@ -44,6 +44,22 @@ typedef uint8 bloom_b64_binary;
 typedef char bloom_b64_binary;
 #endif
 
+/* 14 added estimate_num_groups's EstimationInfo argument. */
+#if PG_VERSION_NUM >= 140000
+#define bloom_estimate_num_groups(root, exprs, rows) \
+	estimate_num_groups(root, exprs, rows, NULL, NULL)
+#else
+#define bloom_estimate_num_groups(root, exprs, rows) \
+	estimate_num_groups(root, exprs, rows, NULL)
+#endif
+
+/* 18's vacuum_delay_point says whether ANALYZE (true) or VACUUM calls it. */
+#if PG_VERSION_NUM >= 180000
+#define bloom_analyze_delay_point() vacuum_delay_point(true)
+#else
+#define bloom_analyze_delay_point() vacuum_delay_point()
+#endif
+
 /*
  * Some majors' server headers (storage/bufpage.h, which access/htup_details.h
  * and utils/selfuncs.h bring in, before 16) define inline functions with
