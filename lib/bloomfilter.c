@@ -786,6 +786,24 @@ refuse_text(const uint8_t *input, size_t input_len, int text_error)
 	return BLOOMFILTER_OK;
 }
 
+/*
+ * OK where the bytes of *filter (the caller's new allocation) validate;
+ * else frees them, leaves no filter, and returns why.
+ */
+static int
+keep_if_valid(uint8_t **filter, size_t *len)
+{
+	int			error = bloomfilter_validate(*filter, *len);
+
+	if (error != BLOOMFILTER_OK)
+	{
+		free(*filter);
+		*filter = NULL;
+		*len = 0;
+	}
+	return error;
+}
+
 int
 bloomfilter_parse_text(const char *text, size_t text_len, uint8_t **filter,
 					   size_t *len)
@@ -802,44 +820,16 @@ bloomfilter_parse_text(const char *text, size_t text_len, uint8_t **filter,
 			BLOOMFILTER_ERR_PSQL_TABLE : BLOOMFILTER_ERR_HEX_PREFIX;
 	if ((error = decode_text(input, text_len, filter, len)) != BLOOMFILTER_OK)
 		return error;
-	if ((error = bloomfilter_validate(*filter, *len)) != BLOOMFILTER_OK)
-	{
-		free(*filter);
-		*filter = NULL;
-		*len = 0;
-	}
-	return error;
+	return keep_if_valid(filter, len);
 }
 
-int
-bloomfilter_read(const uint8_t *input, size_t input_len, uint8_t **bytes,
-				 size_t *len)
-{
-	int			error;
-	int			text_error = BLOOMFILTER_OK;
-
-	if (bytes == NULL || len == NULL || (input == NULL && input_len > 0))
-		return BLOOMFILTER_ERR_ARGUMENT;
-	*bytes = NULL;
-	*len = 0;
-	if (starts_as_text(input, input_len))
-	{
-		error = decode_text(input, input_len, bytes, len);
-		if (error != BLOOMFILTER_ERR_HEX_DIGIT && error != BLOOMFILTER_ERR_HEX_ODD)
-			return error;
-		text_error = error;
-	}
-	if ((error = refuse_text(input, input_len, text_error)) != BLOOMFILTER_OK)
-		return error;
-	if ((*bytes = copy_bytes(input, input_len)) == NULL)
-		return BLOOMFILTER_ERR_NO_MEMORY;
-	*len = input_len;
-	return BLOOMFILTER_OK;
-}
-
-int
-bloomfilter_parse(const uint8_t *input, size_t input_len, uint8_t **filter,
-				  size_t *len)
+/*
+ * bloomfilter_parse (validate) and bloomfilter_read (not): the text form
+ * where the input has its shape, else raw bytes unless the input is text.
+ */
+static int
+read_input(const uint8_t *input, size_t input_len, bool validate,
+		   uint8_t **filter, size_t *len)
 {
 	int			error;
 	int			text_error = BLOOMFILTER_OK;
@@ -851,17 +841,12 @@ bloomfilter_parse(const uint8_t *input, size_t input_len, uint8_t **filter,
 
 	if (starts_as_text(input, input_len))
 	{
+		/* OK, want of memory, or a mistake in the digits (odd, not hex) */
 		text_error = decode_text(input, input_len, filter, len);
 		if (text_error == BLOOMFILTER_OK)
 		{
 			/* text, by its shape: the filter in it must validate */
-			if ((error = bloomfilter_validate(*filter, *len)) != BLOOMFILTER_OK)
-			{
-				free(*filter);
-				*filter = NULL;
-				*len = 0;
-			}
-			return error;
+			return validate ? keep_if_valid(filter, len) : BLOOMFILTER_OK;
 		}
 		if (text_error == BLOOMFILTER_ERR_NO_MEMORY)
 			return text_error;
@@ -877,10 +862,25 @@ bloomfilter_parse(const uint8_t *input, size_t input_len, uint8_t **filter,
 	 * that starts as text, what is wrong with the text is what its writer
 	 * needs to hear.
 	 */
-	if ((error = bloomfilter_validate(input, input_len)) != BLOOMFILTER_OK)
+	if (validate &&
+		(error = bloomfilter_validate(input, input_len)) != BLOOMFILTER_OK)
 		return text_error != BLOOMFILTER_OK ? text_error : error;
 	if ((*filter = copy_bytes(input, input_len)) == NULL)
 		return BLOOMFILTER_ERR_NO_MEMORY;
 	*len = input_len;
 	return BLOOMFILTER_OK;
+}
+
+int
+bloomfilter_read(const uint8_t *input, size_t input_len, uint8_t **bytes,
+				 size_t *len)
+{
+	return read_input(input, input_len, false, bytes, len);
+}
+
+int
+bloomfilter_parse(const uint8_t *input, size_t input_len, uint8_t **filter,
+				  size_t *len)
+{
+	return read_input(input, input_len, true, filter, len);
 }

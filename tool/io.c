@@ -157,29 +157,50 @@ filter_error(const char *path, int rc)
 			 " If the file does hold a filter's raw bytes, --raw reads it as they are." : "");
 }
 
-void
-tool_load_filter(const char *path, bool raw, tool_filter *filter)
+/*
+ * A filter file read into *filter: with raw, the file's bytes as they are
+ * (validated when checked); else the text form or raw bytes by
+ * bloomfilter_parse's rule, which validates, or bloomfilter_read's, which
+ * does not.
+ */
+static void
+load_filter(const char *path, bool raw, bool checked, tool_filter *filter)
 {
 	size_t		input_len;
 	uint8_t    *input = tool_read_file(path, &input_len);
-	int			rc;
+	int			rc = BLOOMFILTER_OK;
 
 	filter->path = path;
-	filter->read_raw = false;
+	filter->read_raw = raw;
 	if (raw)
 	{
 		/* the file's bytes are the filter: this allocation is kept */
-		if ((rc = bloomfilter_validate(input, input_len)) != BLOOMFILTER_OK)
-			filter_error(path, rc);
+		if (checked)
+			rc = bloomfilter_validate(input, input_len);
 		filter->bytes = input;
 		filter->len = input_len;
-		filter->read_raw = true;
-		return;
 	}
-	rc = bloomfilter_parse(input, input_len, &filter->bytes, &filter->len);
-	free(input);
+	else
+	{
+		rc = checked ?
+			bloomfilter_parse(input, input_len, &filter->bytes, &filter->len) :
+			bloomfilter_read(input, input_len, &filter->bytes, &filter->len);
+		free(input);
+	}
 	if (rc != BLOOMFILTER_OK)
 		filter_error(path, rc);
+}
+
+void
+tool_load_filter(const char *path, bool raw, tool_filter *filter)
+{
+	load_filter(path, raw, true, filter);
+}
+
+void
+tool_load_filter_unchecked(const char *path, bool raw, tool_filter *filter)
+{
+	load_filter(path, raw, false, filter);
 }
 
 void
@@ -203,28 +224,6 @@ tool_filter_free(tool_filter *filter)
 	else
 		bloomfilter_free(filter->bytes);
 	filter->bytes = NULL;
-}
-
-void
-tool_load_filter_unchecked(const char *path, bool raw, tool_filter *filter)
-{
-	size_t		whole;
-	uint8_t    *input = tool_read_file(path, &whole);
-	int			error;
-
-	filter->path = path;
-	filter->read_raw = false;
-	if (raw)
-	{
-		filter->bytes = input;
-		filter->len = whole;
-		filter->read_raw = true;
-		return;
-	}
-	error = bloomfilter_read(input, whole, &filter->bytes, &filter->len);
-	free(input);
-	if (error != BLOOMFILTER_OK)
-		filter_error(path, error);
 }
 
 void

@@ -99,17 +99,22 @@ xvasprintf(const char *fmt, va_list ap)
 	return msg;
 }
 
+/* Appends a message to the set's list, which takes it over. */
+static void
+keep_error(vec_set *set, char *msg)
+{
+	set->errors = xrealloc(set->errors, (set->nerrors + 1) * sizeof(char *));
+	set->errors[set->nerrors++] = msg;
+}
+
 static void
 add_error(vec_set *set, const char *fmt, ...)
 {
 	va_list		ap;
-	char	   *msg;
 
 	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
+	keep_error(set, xvasprintf(fmt, ap));
 	va_end(ap);
-	set->errors = xrealloc(set->errors, (set->nerrors + 1) * sizeof(char *));
-	set->errors[set->nerrors++] = msg;
 }
 
 static void
