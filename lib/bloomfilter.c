@@ -458,9 +458,13 @@ bloomfilter_probe_positions(const uint8_t *filter, size_t len, uint32_t hash,
 
 /* ---- combining ---- */
 
+/*
+ * op(dst, src) where both filters validate and have one geometry; else
+ * why not, and dst is left as it was.
+ */
 static int
-check_pair(const uint8_t *dst, size_t dst_len, const uint8_t *src,
-		   size_t src_len)
+combine_into(uint8_t *dst, size_t dst_len, const uint8_t *src,
+			 size_t src_len, void (*op) (uint8_t *, const uint8_t *, size_t))
 {
 	int			error;
 
@@ -471,6 +475,7 @@ check_pair(const uint8_t *dst, size_t dst_len, const uint8_t *src,
 		return error;
 	if (!bloom_same_geometry(dst, dst_len, src, src_len))
 		return BLOOMFILTER_ERR_GEOMETRY;
+	op(dst, src, dst_len);
 	return BLOOMFILTER_OK;
 }
 
@@ -478,22 +483,14 @@ int
 bloomfilter_union_into(uint8_t *dst, size_t dst_len, const uint8_t *src,
 					   size_t src_len)
 {
-	int			error = check_pair(dst, dst_len, src, src_len);
-
-	if (error == BLOOMFILTER_OK)
-		bloom_union_into(dst, src, dst_len);
-	return error;
+	return combine_into(dst, dst_len, src, src_len, bloom_union_into);
 }
 
 int
 bloomfilter_intersect_into(uint8_t *dst, size_t dst_len, const uint8_t *src,
 						   size_t src_len)
 {
-	int			error = check_pair(dst, dst_len, src, src_len);
-
-	if (error == BLOOMFILTER_OK)
-		bloom_intersect_into(dst, src, dst_len);
-	return error;
+	return combine_into(dst, dst_len, src, src_len, bloom_intersect_into);
 }
 
 /* ---- statistics ---- */
@@ -654,29 +651,19 @@ static size_t
 utf8_sequence(const uint8_t *p, size_t n)
 {
 	size_t		len;
-	uint8_t		lo = 0x80,
-				hi = 0xbf;
+	uint8_t		lo,
+				hi;
 
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		len = 2;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-	{
-		len = 3;
-		if (p[0] == 0xe0)
-			lo = 0xa0;
-		else if (p[0] == 0xed)
-			hi = 0x9f;
-	}
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-	{
-		len = 4;
-		if (p[0] == 0xf0)
-			lo = 0x90;
-		else if (p[0] == 0xf4)
-			hi = 0x8f;
-	}
-	else
+	if (p[0] < 0xc2 || p[0] > 0xf4)
 		return 0;
+	len = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : 2;
+
+	/*
+	 * The second byte's range: narrower after E0 and F0 (overlong forms),
+	 * ED (surrogates) and F4 (past U+10FFFF).
+	 */
+	lo = p[0] == 0xe0 ? 0xa0 : p[0] == 0xf0 ? 0x90 : 0x80;
+	hi = p[0] == 0xed ? 0x9f : p[0] == 0xf4 ? 0x8f : 0xbf;
 	if (n < len || p[1] < lo || p[1] > hi)
 		return 0;
 	for (size_t i = 2; i < len; i++)

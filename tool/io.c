@@ -317,18 +317,19 @@ write_all(int fd, const void *data, size_t len)
 static const char *
 special_file_kind(mode_t mode)
 {
-	if (S_ISLNK(mode))
-		return "a symbolic link";
-	if (S_ISDIR(mode))
-		return "a directory";
-	if (S_ISCHR(mode))
-		return "a character device";
-	if (S_ISBLK(mode))
-		return "a block device";
-	if (S_ISFIFO(mode))
-		return "a FIFO";
-	if (S_ISSOCK(mode))
-		return "a socket";
+	static const struct
+	{
+		mode_t		type;
+		const char *kind;
+	}			kinds[] = {
+		{S_IFLNK, "a symbolic link"}, {S_IFDIR, "a directory"},
+		{S_IFCHR, "a character device"}, {S_IFBLK, "a block device"},
+		{S_IFIFO, "a FIFO"}, {S_IFSOCK, "a socket"},
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if ((mode & S_IFMT) == kinds[i].type)
+			return kinds[i].kind;
 	return "not a regular file";
 }
 
