@@ -37,9 +37,36 @@ bloomfilter_version(void)
 	return BLOOMFILTER_VERSION;
 }
 
+/*
+ * The core statuses the functions here can meet and their public codes;
+ * where core_message, the public code's message is the core's.
+ */
+static const struct
+{
+	bloom_status status;
+	bloomfilter_error error;
+	bool		core_message;
+}			status_errors[] = {
+	{BLOOM_OK, BLOOMFILTER_OK, false},
+	{BLOOM_ERR_FILTER_TOO_SHORT, BLOOMFILTER_ERR_TOO_SHORT, true},
+	{BLOOM_ERR_K_ZERO, BLOOMFILTER_ERR_K_ZERO, true},
+	{BLOOM_ERR_K_RESERVED, BLOOMFILTER_ERR_K_RESERVED, true},
+	{BLOOM_ERR_HEX_PREFIX, BLOOMFILTER_ERR_HEX_PREFIX, true},
+	{BLOOM_ERR_HEX_ODD, BLOOMFILTER_ERR_HEX_ODD, true},
+	{BLOOM_ERR_HEX_DIGIT, BLOOMFILTER_ERR_HEX_DIGIT, true},
+	{BLOOM_ERR_NEGATIVE_BITS_PER_KEY, BLOOMFILTER_ERR_ARGUMENT, false},
+	{BLOOM_ERR_SIZE_OVERFLOW, BLOOMFILTER_ERR_TOO_LARGE, false},
+	{BLOOM_ERR_NO_MEMORY, BLOOMFILTER_ERR_NO_MEMORY, false},
+};
+
+#define N_STATUS_ERRORS (sizeof(status_errors) / sizeof(status_errors[0]))
+
 const char *
 bloomfilter_strerror(int error)
 {
+	for (size_t i = 0; i < N_STATUS_ERRORS; i++)
+		if (status_errors[i].core_message && (int) status_errors[i].error == error)
+			return bloom_status_message(status_errors[i].status);
 	switch ((bloomfilter_error) error)
 	{
 		case BLOOMFILTER_OK:
@@ -50,24 +77,15 @@ bloomfilter_strerror(int error)
 			return "The filter or key would be larger than this machine can address.";
 		case BLOOMFILTER_ERR_NO_MEMORY:
 			return "Memory could not be allocated.";
-		case BLOOMFILTER_ERR_TOO_SHORT:
-			return bloom_status_message(BLOOM_ERR_FILTER_TOO_SHORT);
-		case BLOOMFILTER_ERR_K_ZERO:
-			return bloom_status_message(BLOOM_ERR_K_ZERO);
-		case BLOOMFILTER_ERR_K_RESERVED:
-			return bloom_status_message(BLOOM_ERR_K_RESERVED);
-		case BLOOMFILTER_ERR_HEX_PREFIX:
-			return bloom_status_message(BLOOM_ERR_HEX_PREFIX);
-		case BLOOMFILTER_ERR_HEX_ODD:
-			return bloom_status_message(BLOOM_ERR_HEX_ODD);
-		case BLOOMFILTER_ERR_HEX_DIGIT:
-			return bloom_status_message(BLOOM_ERR_HEX_DIGIT);
 		case BLOOMFILTER_ERR_GEOMETRY:
 			return "Filters can be combined only when they have the same size and the same k.";
 		case BLOOMFILTER_ERR_TEXT:
 			return "The input is text but not a filter's text form (\\x and an even number of hex digits, then only white space), and text is not taken for a filter's raw bytes.";
 		case BLOOMFILTER_ERR_PSQL_TABLE:
 			return "The input is psql's table output (a header, the value and a row count), not a filter: fetch the filter with psql -XAt (unaligned, tuples only).";
+		default:
+			/* the core's messages, above */
+			break;
 	}
 	return "Unknown error.";
 }
@@ -82,32 +100,11 @@ bloomfilter_free(void *memory)
 static int
 from_status(bloom_status status)
 {
-	switch (status)
-	{
-		case BLOOM_OK:
-			return BLOOMFILTER_OK;
-		case BLOOM_ERR_FILTER_TOO_SHORT:
-			return BLOOMFILTER_ERR_TOO_SHORT;
-		case BLOOM_ERR_K_ZERO:
-			return BLOOMFILTER_ERR_K_ZERO;
-		case BLOOM_ERR_K_RESERVED:
-			return BLOOMFILTER_ERR_K_RESERVED;
-		case BLOOM_ERR_HEX_PREFIX:
-			return BLOOMFILTER_ERR_HEX_PREFIX;
-		case BLOOM_ERR_HEX_ODD:
-			return BLOOMFILTER_ERR_HEX_ODD;
-		case BLOOM_ERR_HEX_DIGIT:
-			return BLOOMFILTER_ERR_HEX_DIGIT;
-		case BLOOM_ERR_NEGATIVE_BITS_PER_KEY:
-			return BLOOMFILTER_ERR_ARGUMENT;
-		case BLOOM_ERR_SIZE_OVERFLOW:
-			return BLOOMFILTER_ERR_TOO_LARGE;
-		case BLOOM_ERR_NO_MEMORY:
-			return BLOOMFILTER_ERR_NO_MEMORY;
-		default:
-			/* aggregate-state and thread statuses never arise here */
-			return BLOOMFILTER_ERR_ARGUMENT;
-	}
+	for (size_t i = 0; i < N_STATUS_ERRORS; i++)
+		if (status_errors[i].status == status)
+			return status_errors[i].error;
+	/* aggregate-state and thread statuses never arise here */
+	return BLOOMFILTER_ERR_ARGUMENT;
 }
 
 /* ---- keys ---- */
@@ -259,29 +256,45 @@ bloomfilter_builder_count(const bloomfilter_builder *builder)
 	return builder == NULL ? 0 : (uint64_t) builder->count;
 }
 
+/*
+ * The filter CreateFilter sizes for nkeys keys at bits_per_key, no bit set
+ * but its k byte, in a new allocation; *geometry says its size and k.
+ */
+static int
+new_empty_filter(uint64_t nkeys, int bits_per_key, bloom_geometry *geometry,
+				 uint8_t **bytes)
+{
+	bloom_status status = bloom_geometry_for(nkeys, bits_per_key, geometry);
+
+	if (status != BLOOM_OK)
+		return from_status(status);
+	if (geometry->filter_bytes > SIZE_MAX)
+		return BLOOMFILTER_ERR_TOO_LARGE;
+	*bytes = calloc(1, (size_t) geometry->filter_bytes);
+	if (*bytes == NULL)
+		return BLOOMFILTER_ERR_NO_MEMORY;
+	(*bytes)[geometry->filter_bytes - 1] = (uint8_t) geometry->k;
+	return BLOOMFILTER_OK;
+}
+
 int
 bloomfilter_builder_finish(bloomfilter_builder *builder, uint8_t **filter,
 						   size_t *len)
 {
 	bloom_geometry geometry;
-	bloom_status status;
-	uint8_t    *bytes;
+	uint8_t    *bytes = NULL;
 	uint32_t   *scratch;
 	size_t		scratch_words;
+	int			error;
 
 	if (builder == NULL || filter == NULL || len == NULL)
 		return BLOOMFILTER_ERR_ARGUMENT;
 	*filter = NULL;
 	*len = 0;
-	status = bloom_geometry_for(builder->count, builder->bits_per_key,
-								&geometry);
-	if (status != BLOOM_OK)
-		return from_status(status);
-	if (geometry.filter_bytes > SIZE_MAX)
-		return BLOOMFILTER_ERR_TOO_LARGE;
-	bytes = calloc(1, (size_t) geometry.filter_bytes);
-	if (bytes == NULL)
-		return BLOOMFILTER_ERR_NO_MEMORY;
+	error = new_empty_filter(builder->count, builder->bits_per_key, &geometry,
+							 &bytes);
+	if (error != BLOOMFILTER_OK)
+		return error;
 
 	/* the scratch only speeds a large filter up: go without it if need be */
 	scratch_words = bloom_set_scratch_size(geometry.bits);
@@ -320,22 +333,16 @@ bloomfilter_empty(uint64_t expected_keys, int bits_per_key, uint8_t **filter,
 				  size_t *len)
 {
 	bloom_geometry geometry;
-	bloom_status status;
-	uint8_t    *bytes;
+	uint8_t    *bytes = NULL;
+	int			error;
 
 	if (filter == NULL || len == NULL)
 		return BLOOMFILTER_ERR_ARGUMENT;
 	*filter = NULL;
 	*len = 0;
-	status = bloom_geometry_for(expected_keys, bits_per_key, &geometry);
-	if (status != BLOOM_OK)
-		return from_status(status);
-	if (geometry.filter_bytes > SIZE_MAX)
-		return BLOOMFILTER_ERR_TOO_LARGE;
-	bytes = calloc(1, (size_t) geometry.filter_bytes);
-	if (bytes == NULL)
-		return BLOOMFILTER_ERR_NO_MEMORY;
-	bytes[geometry.filter_bytes - 1] = (uint8_t) geometry.k;
+	error = new_empty_filter(expected_keys, bits_per_key, &geometry, &bytes);
+	if (error != BLOOMFILTER_OK)
+		return error;
 	*filter = bytes;
 	*len = (size_t) geometry.filter_bytes;
 	return BLOOMFILTER_OK;

@@ -916,3 +916,25 @@ vec_is_text(const uint8_t *s, size_t len)
 	}
 	return true;
 }
+
+void
+vec_check_usage(int argc, char **argv, const char *args)
+{
+	int			words = 0;
+
+	for (const char *p = args; *p; p++)
+		if (*p != ' ' && (p == args || p[-1] == ' '))
+			words++;
+	if (argc != words + 1)
+	{
+		fprintf(stderr, "usage: %s %s\n", argv[0], args);
+		exit(2);
+	}
+}
+
+int
+vec_summary(const char *name, unsigned long passed, unsigned long failed)
+{
+	printf("%s: %lu passed, %lu failed\n", name, passed, failed);
+	return failed > 0 ? 1 : 0;
+}

@@ -153,11 +153,7 @@ main(int argc, char **argv)
 			   *keys_path,
 			   *probes_path;
 
-	if (argc != 3)
-	{
-		fprintf(stderr, "usage: %s VECTOR_DIR OUT_DIR\n", argv[0]);
-		return 2;
-	}
+	vec_check_usage(argc, argv, "VECTOR_DIR OUT_DIR");
 
 	vec_load_dir(argv[1], &set);
 	for (i = 0; i < set.nerrors; i++)
