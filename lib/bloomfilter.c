@@ -37,9 +37,36 @@ bloomfilter_version(void)
 	return BLOOMFILTER_VERSION;
 }
 
+/*
+ * The core statuses the functions here can meet and their public codes;
+ * where core_message, the public code's message is the core's.
+ */
+static const struct
+{
+	bloom_status status;
+	bloomfilter_error error;
+	bool		core_message;
+}			status_errors[] = {
+	{BLOOM_OK, BLOOMFILTER_OK, false},
+	{BLOOM_ERR_FILTER_TOO_SHORT, BLOOMFILTER_ERR_TOO_SHORT, true},
+	{BLOOM_ERR_K_ZERO, BLOOMFILTER_ERR_K_ZERO, true},
+	{BLOOM_ERR_K_RESERVED, BLOOMFILTER_ERR_K_RESERVED, true},
+	{BLOOM_ERR_HEX_PREFIX, BLOOMFILTER_ERR_HEX_PREFIX, true},
+	{BLOOM_ERR_HEX_ODD, BLOOMFILTER_ERR_HEX_ODD, true},
+	{BLOOM_ERR_HEX_DIGIT, BLOOMFILTER_ERR_HEX_DIGIT, true},
+	{BLOOM_ERR_NEGATIVE_BITS_PER_KEY, BLOOMFILTER_ERR_ARGUMENT, false},
+	{BLOOM_ERR_SIZE_OVERFLOW, BLOOMFILTER_ERR_TOO_LARGE, false},
+	{BLOOM_ERR_NO_MEMORY, BLOOMFILTER_ERR_NO_MEMORY, false},
+};
+
+#define N_STATUS_ERRORS (sizeof(status_errors) / sizeof(status_errors[0]))
+
 const char *
 bloomfilter_strerror(int error)
 {
+	for (size_t i = 0; i < N_STATUS_ERRORS; i++)
+		if (status_errors[i].core_message && (int) status_errors[i].error == error)
+			return bloom_status_message(status_errors[i].status);
 	switch ((bloomfilter_error) error)
 	{
 		case BLOOMFILTER_OK:
@@ -50,24 +77,15 @@ bloomfilter_strerror(int error)
 			return "The filter or key would be larger than this machine can address.";
 		case BLOOMFILTER_ERR_NO_MEMORY:
 			return "Memory could not be allocated.";
-		case BLOOMFILTER_ERR_TOO_SHORT:
-			return bloom_status_message(BLOOM_ERR_FILTER_TOO_SHORT);
-		case BLOOMFILTER_ERR_K_ZERO:
-			return bloom_status_message(BLOOM_ERR_K_ZERO);
-		case BLOOMFILTER_ERR_K_RESERVED:
-			return bloom_status_message(BLOOM_ERR_K_RESERVED);
-		case BLOOMFILTER_ERR_HEX_PREFIX:
-			return bloom_status_message(BLOOM_ERR_HEX_PREFIX);
-		case BLOOMFILTER_ERR_HEX_ODD:
-			return bloom_status_message(BLOOM_ERR_HEX_ODD);
-		case BLOOMFILTER_ERR_HEX_DIGIT:
-			return bloom_status_message(BLOOM_ERR_HEX_DIGIT);
 		case BLOOMFILTER_ERR_GEOMETRY:
 			return "Filters can be combined only when they have the same size and the same k.";
 		case BLOOMFILTER_ERR_TEXT:
 			return "The input is text but not a filter's text form (\\x and an even number of hex digits, then only white space), and text is not taken for a filter's raw bytes.";
 		case BLOOMFILTER_ERR_PSQL_TABLE:
 			return "The input is psql's table output (a header, the value and a row count), not a filter: fetch the filter with psql -XAt (unaligned, tuples only).";
+		default:
+			/* the core's messages, above */
+			break;
 	}
 	return "Unknown error.";
 }
@@ -82,32 +100,11 @@ bloomfilter_free(void *memory)
 static int
 from_status(bloom_status status)
 {
-	switch (status)
-	{
-		case BLOOM_OK:
-			return BLOOMFILTER_OK;
-		case BLOOM_ERR_FILTER_TOO_SHORT:
-			return BLOOMFILTER_ERR_TOO_SHORT;
-		case BLOOM_ERR_K_ZERO:
-			return BLOOMFILTER_ERR_K_ZERO;
-		case BLOOM_ERR_K_RESERVED:
-			return BLOOMFILTER_ERR_K_RESERVED;
-		case BLOOM_ERR_HEX_PREFIX:
-			return BLOOMFILTER_ERR_HEX_PREFIX;
-		case BLOOM_ERR_HEX_ODD:
-			return BLOOMFILTER_ERR_HEX_ODD;
-		case BLOOM_ERR_HEX_DIGIT:
-			return BLOOMFILTER_ERR_HEX_DIGIT;
-		case BLOOM_ERR_NEGATIVE_BITS_PER_KEY:
-			return BLOOMFILTER_ERR_ARGUMENT;
-		case BLOOM_ERR_SIZE_OVERFLOW:
-			return BLOOMFILTER_ERR_TOO_LARGE;
-		case BLOOM_ERR_NO_MEMORY:
-			return BLOOMFILTER_ERR_NO_MEMORY;
-		default:
-			/* aggregate-state and thread statuses never arise here */
-			return BLOOMFILTER_ERR_ARGUMENT;
-	}
+	for (size_t i = 0; i < N_STATUS_ERRORS; i++)
+		if (status_errors[i].status == status)
+			return status_errors[i].error;
+	/* aggregate-state and thread statuses never arise here */
+	return BLOOMFILTER_ERR_ARGUMENT;
 }
 
 /* ---- keys ---- */
@@ -259,29 +256,45 @@ bloomfilter_builder_count(const bloomfilter_builder *builder)
 	return builder == NULL ? 0 : (uint64_t) builder->count;
 }
 
+/*
+ * The filter CreateFilter sizes for nkeys keys at bits_per_key, no bit set
+ * but its k byte, in a new allocation; *geometry says its size and k.
+ */
+static int
+new_empty_filter(uint64_t nkeys, int bits_per_key, bloom_geometry *geometry,
+				 uint8_t **bytes)
+{
+	bloom_status status = bloom_geometry_for(nkeys, bits_per_key, geometry);
+
+	if (status != BLOOM_OK)
+		return from_status(status);
+	if (geometry->filter_bytes > SIZE_MAX)
+		return BLOOMFILTER_ERR_TOO_LARGE;
+	*bytes = calloc(1, (size_t) geometry->filter_bytes);
+	if (*bytes == NULL)
+		return BLOOMFILTER_ERR_NO_MEMORY;
+	(*bytes)[geometry->filter_bytes - 1] = (uint8_t) geometry->k;
+	return BLOOMFILTER_OK;
+}
+
 int
 bloomfilter_builder_finish(bloomfilter_builder *builder, uint8_t **filter,
 						   size_t *len)
 {
 	bloom_geometry geometry;
-	bloom_status status;
-	uint8_t    *bytes;
+	uint8_t    *bytes = NULL;
 	uint32_t   *scratch;
 	size_t		scratch_words;
+	int			error;
 
 	if (builder == NULL || filter == NULL || len == NULL)
 		return BLOOMFILTER_ERR_ARGUMENT;
 	*filter = NULL;
 	*len = 0;
-	status = bloom_geometry_for(builder->count, builder->bits_per_key,
-								&geometry);
-	if (status != BLOOM_OK)
-		return from_status(status);
-	if (geometry.filter_bytes > SIZE_MAX)
-		return BLOOMFILTER_ERR_TOO_LARGE;
-	bytes = calloc(1, (size_t) geometry.filter_bytes);
-	if (bytes == NULL)
-		return BLOOMFILTER_ERR_NO_MEMORY;
+	error = new_empty_filter(builder->count, builder->bits_per_key, &geometry,
+							 &bytes);
+	if (error != BLOOMFILTER_OK)
+		return error;
 
 	/* the scratch only speeds a large filter up: go without it if need be */
 	scratch_words = bloom_set_scratch_size(geometry.bits);
@@ -320,22 +333,16 @@ bloomfilter_empty(uint64_t expected_keys, int bits_per_key, uint8_t **filter,
 				  size_t *len)
 {
 	bloom_geometry geometry;
-	bloom_status status;
-	uint8_t    *bytes;
+	uint8_t    *bytes = NULL;
+	int			error;
 
 	if (filter == NULL || len == NULL)
 		return BLOOMFILTER_ERR_ARGUMENT;
 	*filter = NULL;
 	*len = 0;
-	status = bloom_geometry_for(expected_keys, bits_per_key, &geometry);
-	if (status != BLOOM_OK)
-		return from_status(status);
-	if (geometry.filter_bytes > SIZE_MAX)
-		return BLOOMFILTER_ERR_TOO_LARGE;
-	bytes = calloc(1, (size_t) geometry.filter_bytes);
-	if (bytes == NULL)
-		return BLOOMFILTER_ERR_NO_MEMORY;
-	bytes[geometry.filter_bytes - 1] = (uint8_t) geometry.k;
+	error = new_empty_filter(expected_keys, bits_per_key, &geometry, &bytes);
+	if (error != BLOOMFILTER_OK)
+		return error;
 	*filter = bytes;
 	*len = (size_t) geometry.filter_bytes;
 	return BLOOMFILTER_OK;
@@ -458,9 +465,13 @@ bloomfilter_probe_positions(const uint8_t *filter, size_t len, uint32_t hash,
 
 /* ---- combining ---- */
 
+/*
+ * op(dst, src) where both filters validate and have one geometry; else
+ * why not, and dst is left as it was.
+ */
 static int
-check_pair(const uint8_t *dst, size_t dst_len, const uint8_t *src,
-		   size_t src_len)
+combine_into(uint8_t *dst, size_t dst_len, const uint8_t *src,
+			 size_t src_len, void (*op) (uint8_t *, const uint8_t *, size_t))
 {
 	int			error;
 
@@ -471,6 +482,7 @@ check_pair(const uint8_t *dst, size_t dst_len, const uint8_t *src,
 		return error;
 	if (!bloom_same_geometry(dst, dst_len, src, src_len))
 		return BLOOMFILTER_ERR_GEOMETRY;
+	op(dst, src, dst_len);
 	return BLOOMFILTER_OK;
 }
 
@@ -478,22 +490,14 @@ int
 bloomfilter_union_into(uint8_t *dst, size_t dst_len, const uint8_t *src,
 					   size_t src_len)
 {
-	int			error = check_pair(dst, dst_len, src, src_len);
-
-	if (error == BLOOMFILTER_OK)
-		bloom_union_into(dst, src, dst_len);
-	return error;
+	return combine_into(dst, dst_len, src, src_len, bloom_union_into);
 }
 
 int
 bloomfilter_intersect_into(uint8_t *dst, size_t dst_len, const uint8_t *src,
 						   size_t src_len)
 {
-	int			error = check_pair(dst, dst_len, src, src_len);
-
-	if (error == BLOOMFILTER_OK)
-		bloom_intersect_into(dst, src, dst_len);
-	return error;
+	return combine_into(dst, dst_len, src, src_len, bloom_intersect_into);
 }
 
 /* ---- statistics ---- */
@@ -654,29 +658,19 @@ static size_t
 utf8_sequence(const uint8_t *p, size_t n)
 {
 	size_t		len;
-	uint8_t		lo = 0x80,
-				hi = 0xbf;
+	uint8_t		lo,
+				hi;
 
-	if (p[0] >= 0xc2 && p[0] <= 0xdf)
-		len = 2;
-	else if (p[0] >= 0xe0 && p[0] <= 0xef)
-	{
-		len = 3;
-		if (p[0] == 0xe0)
-			lo = 0xa0;
-		else if (p[0] == 0xed)
-			hi = 0x9f;
-	}
-	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
-	{
-		len = 4;
-		if (p[0] == 0xf0)
-			lo = 0x90;
-		else if (p[0] == 0xf4)
-			hi = 0x8f;
-	}
-	else
+	if (p[0] < 0xc2 || p[0] > 0xf4)
 		return 0;
+	len = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : 2;
+
+	/*
+	 * The second byte's range: narrower after E0 and F0 (overlong forms),
+	 * ED (surrogates) and F4 (past U+10FFFF).
+	 */
+	lo = p[0] == 0xe0 ? 0xa0 : p[0] == 0xf0 ? 0x90 : 0x80;
+	hi = p[0] == 0xed ? 0x9f : p[0] == 0xf4 ? 0x8f : 0xbf;
 	if (n < len || p[1] < lo || p[1] > hi)
 		return 0;
 	for (size_t i = 2; i < len; i++)
@@ -786,6 +780,24 @@ refuse_text(const uint8_t *input, size_t input_len, int text_error)
 	return BLOOMFILTER_OK;
 }
 
+/*
+ * OK where the bytes of *filter (the caller's new allocation) validate;
+ * else frees them, leaves no filter, and returns why.
+ */
+static int
+keep_if_valid(uint8_t **filter, size_t *len)
+{
+	int			error = bloomfilter_validate(*filter, *len);
+
+	if (error != BLOOMFILTER_OK)
+	{
+		free(*filter);
+		*filter = NULL;
+		*len = 0;
+	}
+	return error;
+}
+
 int
 bloomfilter_parse_text(const char *text, size_t text_len, uint8_t **filter,
 					   size_t *len)
@@ -802,44 +814,16 @@ bloomfilter_parse_text(const char *text, size_t text_len, uint8_t **filter,
 			BLOOMFILTER_ERR_PSQL_TABLE : BLOOMFILTER_ERR_HEX_PREFIX;
 	if ((error = decode_text(input, text_len, filter, len)) != BLOOMFILTER_OK)
 		return error;
-	if ((error = bloomfilter_validate(*filter, *len)) != BLOOMFILTER_OK)
-	{
-		free(*filter);
-		*filter = NULL;
-		*len = 0;
-	}
-	return error;
+	return keep_if_valid(filter, len);
 }
 
-int
-bloomfilter_read(const uint8_t *input, size_t input_len, uint8_t **bytes,
-				 size_t *len)
-{
-	int			error;
-	int			text_error = BLOOMFILTER_OK;
-
-	if (bytes == NULL || len == NULL || (input == NULL && input_len > 0))
-		return BLOOMFILTER_ERR_ARGUMENT;
-	*bytes = NULL;
-	*len = 0;
-	if (starts_as_text(input, input_len))
-	{
-		error = decode_text(input, input_len, bytes, len);
-		if (error != BLOOMFILTER_ERR_HEX_DIGIT && error != BLOOMFILTER_ERR_HEX_ODD)
-			return error;
-		text_error = error;
-	}
-	if ((error = refuse_text(input, input_len, text_error)) != BLOOMFILTER_OK)
-		return error;
-	if ((*bytes = copy_bytes(input, input_len)) == NULL)
-		return BLOOMFILTER_ERR_NO_MEMORY;
-	*len = input_len;
-	return BLOOMFILTER_OK;
-}
-
-int
-bloomfilter_parse(const uint8_t *input, size_t input_len, uint8_t **filter,
-				  size_t *len)
+/*
+ * bloomfilter_parse (validate) and bloomfilter_read (not): the text form
+ * where the input has its shape, else raw bytes unless the input is text.
+ */
+static int
+read_input(const uint8_t *input, size_t input_len, bool validate,
+		   uint8_t **filter, size_t *len)
 {
 	int			error;
 	int			text_error = BLOOMFILTER_OK;
@@ -851,17 +835,12 @@ bloomfilter_parse(const uint8_t *input, size_t input_len, uint8_t **filter,
 
 	if (starts_as_text(input, input_len))
 	{
+		/* OK, want of memory, or a mistake in the digits (odd, not hex) */
 		text_error = decode_text(input, input_len, filter, len);
 		if (text_error == BLOOMFILTER_OK)
 		{
 			/* text, by its shape: the filter in it must validate */
-			if ((error = bloomfilter_validate(*filter, *len)) != BLOOMFILTER_OK)
-			{
-				free(*filter);
-				*filter = NULL;
-				*len = 0;
-			}
-			return error;
+			return validate ? keep_if_valid(filter, len) : BLOOMFILTER_OK;
 		}
 		if (text_error == BLOOMFILTER_ERR_NO_MEMORY)
 			return text_error;
@@ -877,10 +856,25 @@ bloomfilter_parse(const uint8_t *input, size_t input_len, uint8_t **filter,
 	 * that starts as text, what is wrong with the text is what its writer
 	 * needs to hear.
 	 */
-	if ((error = bloomfilter_validate(input, input_len)) != BLOOMFILTER_OK)
+	if (validate &&
+		(error = bloomfilter_validate(input, input_len)) != BLOOMFILTER_OK)
 		return text_error != BLOOMFILTER_OK ? text_error : error;
 	if ((*filter = copy_bytes(input, input_len)) == NULL)
 		return BLOOMFILTER_ERR_NO_MEMORY;
 	*len = input_len;
 	return BLOOMFILTER_OK;
+}
+
+int
+bloomfilter_read(const uint8_t *input, size_t input_len, uint8_t **bytes,
+				 size_t *len)
+{
+	return read_input(input, input_len, false, bytes, len);
+}
+
+int
+bloomfilter_parse(const uint8_t *input, size_t input_len, uint8_t **filter,
+				  size_t *len)
+{
+	return read_input(input, input_len, true, filter, len);
 }

@@ -182,6 +182,20 @@ SELECT r.code, filter_rule_ok(b) AS rule_ok, count(*)
 -- bloomfilter_recv.
 CREATE TABLE raw_in (id int PRIMARY KEY, b bytea);
 CREATE TABLE filter_in (f bloomfilter);
+-- copy_cases(target, ids, terse): the psql commands that take each row of
+-- raw_in named in ids, in that order, alone through a binary COPY into the
+-- table target.  Written to a file and run with \i: a COPY stops at the
+-- first bad row, so every case has a COPY of its own.  Errors are shown in
+-- full, but for the ids in terse (messages not ours): their SQLSTATE only.
+CREATE FUNCTION copy_cases(target text, ids int[], terse int[]) RETURNS text
+LANGUAGE sql AS $$
+  SELECT string_agg(format(E'\\set VERBOSITY %s\n'
+                           '\\copy (SELECT b FROM raw_in WHERE id = %s) TO ''results/bad_input_raw.bin'' (FORMAT binary)\n'
+                           '\\copy %s FROM ''results/bad_input_raw.bin'' (FORMAT binary)',
+                           CASE WHEN id = ANY (terse) THEN 'sqlstate' ELSE 'default' END, id, target),
+                    E'\n' ORDER BY n)
+    FROM unnest(ids) WITH ORDINALITY AS u(id, n)
+$$;
 INSERT INTO raw_in VALUES
   (1, ''),                                    -- empty
   (2, '\x06'),                                -- one byte
@@ -190,23 +204,10 @@ INSERT INTO raw_in VALUES
   (5, '\x0008202080800002ff'),                -- k = 255
   (6, prand('b1', 64) || '\x80'::bytea),      -- random, k = 128
   (7, '\x000820208080000206');                -- valid
-\copy (SELECT b FROM raw_in WHERE id = 1) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy filter_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-\copy (SELECT b FROM raw_in WHERE id = 2) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy filter_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-\copy (SELECT b FROM raw_in WHERE id = 3) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy filter_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-\set VERBOSITY sqlstate
-\copy (SELECT b FROM raw_in WHERE id = 4) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy filter_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-\copy (SELECT b FROM raw_in WHERE id = 5) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy filter_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-\copy (SELECT b FROM raw_in WHERE id = 6) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy filter_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-\set VERBOSITY default
--- the valid one is read, and the others left nothing behind
-\copy (SELECT b FROM raw_in WHERE id = 7) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy filter_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
+-- the valid one (7) is read, and the others left nothing behind
+SELECT copy_cases('filter_in', '{1,2,3,4,5,6,7}', '{4,5,6}')
+\g (format=unaligned tuples_only=on) results/bad_input_copies.sql
+\i results/bad_input_copies.sql
 SELECT f FROM filter_in;
 -- one bad row among good ones refuses the whole COPY
 TRUNCATE raw_in;
@@ -295,32 +296,9 @@ INSERT INTO raw_in VALUES
   (10, le_state2(0, 10, 1000, 1000, '\xbe04741500')),         -- v2 more than its code
   (11, le_state2(0, 10, 1, 1, '\xbe04741580')),               -- v2 padding bit set
   (12, le_state2(0, 10, 3, 1, '\xbe04741500'));               -- v2 valid
-\copy (SELECT b FROM raw_in WHERE id = 1) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-\copy (SELECT b FROM raw_in WHERE id = 5) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-\set VERBOSITY sqlstate
-\copy (SELECT b FROM raw_in WHERE id = 2) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-\copy (SELECT b FROM raw_in WHERE id = 3) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-\copy (SELECT b FROM raw_in WHERE id = 4) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-\copy (SELECT b FROM raw_in WHERE id = 6) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-\copy (SELECT b FROM raw_in WHERE id = 7) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-\copy (SELECT b FROM raw_in WHERE id = 8) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-\copy (SELECT b FROM raw_in WHERE id = 10) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-\set VERBOSITY default
-\copy (SELECT b FROM raw_in WHERE id = 11) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-\copy (SELECT b FROM raw_in WHERE id = 12) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
-\copy (SELECT b FROM raw_in WHERE id = 9) TO 'results/bad_input_raw.bin' (FORMAT binary)
-\copy state_in FROM 'results/bad_input_raw.bin' (FORMAT binary)
+SELECT copy_cases('state_in', '{1,5,2,3,4,6,7,8,10,11,12,9}', '{2,3,4,6,7,8,10}')
+\g (format=unaligned tuples_only=on) results/bad_input_copies.sql
+\i results/bad_input_copies.sql
 SELECT s, bloom_agg_finalfn(s) FROM state_in ORDER BY s::text;
 -- 3 keys whose one distinct hash is that of 'abc': the filter of 'abc' 3 times
 SELECT (SELECT bloom_agg('abc', 10) FROM generate_series(1, 3)) = bloom_agg_finalfn(s) AS v2_abc_3_times
@@ -442,4 +420,5 @@ DROP TABLE raw_in, filter_in, state_in, random_filters, random_states;
 DROP TYPE filter_row;
 DROP FUNCTION try(text), prand(text, integer), filter_rule_ok(bytea),
               le_state2(integer, integer, bigint, bigint, bytea),
-              state_bytes(int, int, int, bigint, bytea), le_state(int, int, int, bigint, bytea);
+              state_bytes(int, int, int, bigint, bytea), le_state(int, int, int, bigint, bytea),
+              copy_cases(text, int[], int[]);

@@ -3,6 +3,10 @@
 CREATE TABLE big AS
   SELECT i, md5(i::text) AS k, i % 5 AS g FROM generate_series(1, 200000) i;
 ANALYZE big;
+-- and typed keys: bigint, uuid and a multi-column key of both
+CREATE TABLE big_keys AS
+  SELECT i::bigint * 7919 AS id, md5(i::text)::uuid AS u FROM generate_series(1, 200000) i;
+ANALYZE big_keys;
 
 SET max_parallel_workers_per_gather = 0;
 CREATE TABLE serial_result AS
@@ -10,6 +14,9 @@ CREATE TABLE serial_result AS
   UNION ALL SELECT g, bloom_agg(k, 10)::text FROM big GROUP BY g;
 CREATE TABLE serial_partial AS
   SELECT bloom_agg_state_send(bloom_agg_partial(k, 10)) AS s FROM big;
+CREATE TABLE serial_keys AS
+  SELECT bloom_agg(id, 10) AS fi, bloom_agg(u, 10) AS fu,
+         bloom_agg(bloom_key(id, u), 10) AS fk FROM big_keys;
 
 -- Forced parallel plan; the leader does not scan, so every key reaches the
 -- final through a worker's flattened state and the combine function.
@@ -84,6 +91,27 @@ SELECT v.x, b.f::text = (SELECT f FROM serial_result WHERE g IS NULL)
 RESET enable_material;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
+-- typed keys in the workers give the serial bytes
+EXPLAIN (COSTS OFF) SELECT bloom_agg(id, 10) FROM big_keys;
+SELECT bloom_agg(id, 10) = (SELECT fi FROM serial_keys) AS parallel_bigint,
+       bloom_agg(u, 10) = (SELECT fu FROM serial_keys) AS parallel_uuid,
+       bloom_agg(bloom_key(id, u), 10) = (SELECT fk FROM serial_keys) AS parallel_multi_column
+  FROM big_keys;
+-- the probe runs in the workers' scans (the plan's lines, not its text:
+-- majors print the subquery's parameter differently)
+CREATE FUNCTION plan_lines(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+    RETURN NEXT line;
+  END LOOP;
+END
+$$;
+SELECT count(*) FILTER (WHERE l ~ 'Parallel Seq Scan on big_keys') AS parallel_scan,
+       count(*) FILTER (WHERE l ~ 'Filter: \(\(id\)::integer <~ ') AS probe_in_the_scan
+  FROM plan_lines('SELECT count(*) FROM big_keys WHERE id::integer <~ (SELECT fi FROM serial_keys)') l;
+SELECT count(*) AS parallel_probe FROM big_keys WHERE id::integer <~ (SELECT fi FROM serial_keys);
 RESET parallel_leader_participation;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
@@ -114,18 +142,8 @@ SELECT count(*) AS groups,
 -- debug_parallel_query, force_parallel_mode before 16, puts on top): the
 -- partitions' partial aggregates and their Finalize Aggregate run in that
 -- worker, which reads its own handed-off states.
-CREATE FUNCTION plan_has(query text, pattern text) RETURNS boolean
-LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-    IF line LIKE pattern THEN
-      RETURN true;
-    END IF;
-  END LOOP;
-  RETURN false;
-END $$;
+CREATE FUNCTION plan_has(query text, pattern text) RETURNS boolean LANGUAGE sql AS
+  $$SELECT EXISTS (SELECT FROM plan_lines(query) l WHERE l LIKE pattern)$$;
 SET enable_partitionwise_aggregate = on;
 SET parallel_setup_cost = 1e9;
 SELECT set_config(CASE WHEN current_setting('server_version_num')::int >= 160000
@@ -150,5 +168,7 @@ SELECT f = (SELECT f FROM serial_result WHERE g IS NULL) AS one_worker_equals_se
   FROM one_worker;
 DROP TABLE one_worker;
 DROP FUNCTION plan_has(text, text);
+DROP FUNCTION plan_lines(text);
 
-DROP TABLE big, serial_result, serial_partial, parted, partitionwise_on, partitionwise_off;
+DROP TABLE big, big_keys, serial_result, serial_partial, serial_keys, parted,
+  partitionwise_on, partitionwise_off;

@@ -110,18 +110,17 @@ CREATE TABLE halves AS
   SELECT h, add_keys((SELECT f FROM group_filters WHERE g = h),
                      (SELECT array_agg(k) FROM group_keys WHERE g % 2 = h AND g <> h)) AS f
     FROM generate_series(0, 1) h;
+CREATE VIEW halves_union AS
+  SELECT g % 2 AS half, bloom_union_agg(f) AS u FROM group_filters GROUP BY 1;
 SET enable_hashagg = off;
 EXPLAIN (COSTS OFF) SELECT g % 2, bloom_union_agg(f) FROM group_filters GROUP BY 1;
-SELECT x.half, x.u = h.f AS by_sort
-  FROM (SELECT g % 2 AS half, bloom_union_agg(f) AS u FROM group_filters GROUP BY 1) x
-  JOIN halves h ON h.h = x.half ORDER BY 1;
+SELECT x.half, x.u = h.f AS by_sort FROM halves_union x JOIN halves h ON h.h = x.half ORDER BY 1;
 RESET enable_hashagg;
 SET enable_sort = off;
 EXPLAIN (COSTS OFF) SELECT g % 2, bloom_union_agg(f) FROM group_filters GROUP BY 1;
-SELECT x.half, x.u = h.f AS by_hash
-  FROM (SELECT g % 2 AS half, bloom_union_agg(f) AS u FROM group_filters GROUP BY 1) x
-  JOIN halves h ON h.h = x.half ORDER BY 1;
+SELECT x.half, x.u = h.f AS by_hash FROM halves_union x JOIN halves h ON h.h = x.half ORDER BY 1;
 RESET enable_sort;
+DROP VIEW halves_union;
 -- a window: each row sees the union of the filters so far
 WITH RECURSIVE fold AS (
   SELECT g, f FROM group_filters WHERE g = 0
@@ -201,10 +200,10 @@ SELECT (SELECT count(*) FROM many_filters m, generate_series(1, 50) j
 -- Stored filters over 1 MB, used row after row: each stored value is read
 -- once per call site and argument, and never changed.
 CREATE TABLE stored (id int PRIMARY KEY, f bloomfilter);
+-- filter 1 of the keys 'a1', 'a2', ..., filter 2 of 'b1', 'b2', ...
 INSERT INTO stored
-  SELECT 1, bloom_agg('a' || i, 10) FROM generate_series(1, 900000) i
-  UNION ALL
-  SELECT 2, bloom_agg('b' || i, 10) FROM generate_series(1, 900000) i;
+  SELECT id, bloom_agg(chr(96 + id) || i, 10)
+    FROM generate_series(1, 2) id, generate_series(1, 900000) i GROUP BY id;
 SELECT id, pg_column_size(f) > 1000000 AS over_1mb FROM stored ORDER BY id;
 CREATE TABLE stored_before AS SELECT id, md5(f::text) AS digest FROM stored;
 -- bloom_add from 200 rows: each result is the stored filter plus one key,

@@ -17,6 +17,22 @@ BEGIN
 END
 $$;
 
+-- within_3x(keys, col, f): the rows of table keys whose column col f holds
+-- (actual), and whether the planner's estimates of them, the key left of
+-- <~ and the filter left of ~>, are within 3x of that, both ways round.
+CREATE FUNCTION within_3x(keys text, col text, f bloomfilter, OUT actual bigint,
+                          OUT key_left_within_3x boolean, OUT filter_left_within_3x boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  estimated bigint := est(format('SELECT * FROM %I WHERE %I <~ %L::bloomfilter', keys, col, f));
+  estimated_right bigint := est(format('SELECT * FROM %I WHERE %L::bloomfilter ~> %I', keys, f, col));
+BEGIN
+  EXECUTE format('SELECT count(*) FROM %I WHERE %I <~ $1', keys, col) INTO actual USING f;
+  key_left_within_3x := estimated BETWEEN actual / 3.0 AND actual * 3.0;
+  filter_left_within_3x := estimated_right BETWEEN actual / 3.0 AND actual * 3.0;
+END
+$$;
+
 CREATE TABLE estimate_filters (name text, f bloomfilter);
 INSERT INTO estimate_filters
   SELECT 'the 20 hot keys', bloom_agg('hot' || i, 10) FROM generate_series(0, 19) i
@@ -28,15 +44,9 @@ INSERT INTO estimate_filters
   SELECT 'every key', bloom_agg(k, 10) FROM estimate_keys;
 
 -- Within 3x of the actual rows, both ways round.
-SELECT name, actual,
-       estimated BETWEEN actual / 3.0 AND actual * 3.0 AS key_left_within_3x,
-       estimated_right BETWEEN actual / 3.0 AND actual * 3.0 AS filter_left_within_3x
-  FROM (SELECT name,
-               (SELECT count(*) FROM estimate_keys WHERE k <~ f) AS actual,
-               est(format('SELECT * FROM estimate_keys WHERE k <~ %L::bloomfilter', f)) AS estimated,
-               est(format('SELECT * FROM estimate_keys WHERE %L::bloomfilter ~> k', f)) AS estimated_right
-          FROM estimate_filters) e
- ORDER BY actual;
+SELECT name, w.*
+  FROM estimate_filters, LATERAL within_3x('estimate_keys', 'k', f) w
+ ORDER BY w.actual;
 
 -- A filter that holds none of the sampled values is still estimated at
 -- least at its false-positive rate.
@@ -68,15 +78,10 @@ INSERT INTO estimate_id_filters
   SELECT 'none of the keys', bloom_agg(i, 10) FROM generate_series(100001, 100050) i
   UNION ALL
   SELECT 'every key', bloom_agg(id, 10) FROM estimate_ids;
-SELECT name, actual,
-       estimated BETWEEN actual / 3.0 AND actual * 3.0 AS key_left_within_3x,
-       estimated_right BETWEEN actual / 3.0 AND actual * 3.0 AS filter_left_within_3x
-  FROM (SELECT name,
-               (SELECT count(*) FROM estimate_ids WHERE id <~ f) AS actual,
-               est(format('SELECT * FROM estimate_ids WHERE id <~ %L::bloomfilter', f)) AS estimated,
-               est(format('SELECT * FROM estimate_ids WHERE %L::bloomfilter ~> id', f)) AS estimated_right
-          FROM estimate_id_filters WHERE name <> 'none of the keys') e
- ORDER BY actual;
+SELECT name, w.*
+  FROM estimate_id_filters, LATERAL within_3x('estimate_ids', 'id', f) w
+ WHERE name <> 'none of the keys'
+ ORDER BY w.actual;
 -- A filter of none of the values is left out above: LevelDB's hash of
 -- nearby integers spreads less than of random keys, and such a filter
 -- matches fewer of them than its false-positive rate, which is the floor
@@ -87,5 +92,6 @@ SELECT est(format('SELECT * FROM estimate_ids WHERE id <~ %L::bloomfilter', f))
          >= floor(30000 * (bloom_info(f)).false_positive_rate) AS at_least_fpr_right
   FROM estimate_id_filters WHERE name = 'none of the keys';
 
+DROP FUNCTION within_3x(text, text, bloomfilter);
 DROP FUNCTION est(text);
 DROP TABLE estimate_keys, estimate_filters, estimate_ids, estimate_id_filters;

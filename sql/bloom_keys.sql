@@ -94,45 +94,6 @@ SELECT count(*) FILTER (WHERE a = b) AS same_window_bytes, count(*) AS rows
   FROM (SELECT bloom_agg(i4, 10) OVER w AS a, bloom_agg(int8send(i4), 10) OVER w AS b
           FROM ints WINDOW w AS (ORDER BY i8 ROWS BETWEEN 3 PRECEDING AND CURRENT ROW)) t;
 
--- parallel plans give the serial bytes
-CREATE TABLE big_keys AS
-  SELECT i::bigint * 7919 AS id, md5(i::text)::uuid AS u FROM generate_series(1, 200000) i;
-ANALYZE big_keys;
-SET max_parallel_workers_per_gather = 0;
-CREATE TABLE serial_keys AS
-  SELECT bloom_agg(id, 10) AS fi, bloom_agg(u, 10) AS fu,
-         bloom_agg(bloom_key(id, u), 10) AS fk FROM big_keys;
-SET parallel_setup_cost = 0;
-SET parallel_tuple_cost = 0;
-SET min_parallel_table_scan_size = 0;
-SET max_parallel_workers_per_gather = 2;
-SET parallel_leader_participation = off;
-EXPLAIN (COSTS OFF) SELECT bloom_agg(id, 10) FROM big_keys;
-SELECT bloom_agg(id, 10) = (SELECT fi FROM serial_keys) AS parallel_bigint,
-       bloom_agg(u, 10) = (SELECT fu FROM serial_keys) AS parallel_uuid,
-       bloom_agg(bloom_key(id, u), 10) = (SELECT fk FROM serial_keys) AS parallel_multi_column
-  FROM big_keys;
--- the probe runs in the workers' scans (the plan's lines, not its text:
--- majors print the subquery's parameter differently)
-CREATE FUNCTION plan_lines(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
-    RETURN NEXT line;
-  END LOOP;
-END
-$$;
-SELECT count(*) FILTER (WHERE l ~ 'Parallel Seq Scan on big_keys') AS parallel_scan,
-       count(*) FILTER (WHERE l ~ 'Filter: \(\(id\)::integer <~ ') AS probe_in_the_scan
-  FROM plan_lines('SELECT count(*) FROM big_keys WHERE id::integer <~ (SELECT fi FROM serial_keys)') l;
-SELECT count(*) AS parallel_probe FROM big_keys WHERE id::integer <~ (SELECT fi FROM serial_keys);
-RESET parallel_leader_participation;
-RESET parallel_setup_cost;
-RESET parallel_tuple_cost;
-RESET min_parallel_table_scan_size;
-RESET max_parallel_workers_per_gather;
-
 -- bloom_key: for each value, its length (4 bytes, most significant first)
 -- and its bytes; NULL is the length ffffffff alone
 SELECT bloom_key(1::smallint), bloom_key(1), bloom_key(1::bigint), bloom_key(-2::bigint);
@@ -200,7 +161,6 @@ SELECT bloom_agg('abc', 10) = bloom_agg('abc'::text, 10) AS literal_is_text,
        bloom_add(bloom_empty(1, 10), 'abc') = bloom_agg('abc'::text, 10) AS literal_add,
        bloom_agg(NULL, 10) IS NULL AS null_key_skipped;
 
-DROP TABLE ints, int_filters, uuids, big_keys, serial_keys, orders;
-DROP FUNCTION plan_lines(text);
+DROP TABLE ints, int_filters, uuids, orders;
 DROP DOMAIN positive_id, label;
 DROP TYPE mood;

@@ -56,10 +56,10 @@ SELECT count(*) AS candidates,
 -- reused while it stays the same, and a different value is never mistaken
 -- for the cached one.
 CREATE TABLE stored (id int PRIMARY KEY, f bloomfilter);
+-- filter 1 of the keys 'a1', 'a2', ..., filter 2 of 'b1', 'b2', ...
 INSERT INTO stored
-  SELECT 1, bloom_agg('a' || i, 10) FROM generate_series(1, 1000000) i
-  UNION ALL
-  SELECT 2, bloom_agg('b' || i, 10) FROM generate_series(1, 1000000) i;
+  SELECT id, bloom_agg(chr(96 + id) || i, 10)
+    FROM generate_series(1, 2) id, generate_series(1, 1000000) i GROUP BY id;
 SELECT id, pg_column_size(f) > 1000000 AS over_1mb FROM stored ORDER BY id;
 CREATE TABLE probe_rows AS
   SELECT n, 1 + n % 2 AS id, (CASE n % 2 WHEN 0 THEN 'a' ELSE 'b' END) || n AS k

@@ -70,22 +70,18 @@ BEGIN
   END LOOP;
 END
 $$;
-SELECT plan_joins($q$
+-- The query, planned and then run: a view, written once.
+CREATE VIEW fresh_matches AS
   WITH fresh AS MATERIALIZED (
     SELECT d, bloom_agg('user-' || (d * 1000 + i), 10) AS f
       FROM generate_series(1, 3) d, generate_series(1, 500) i GROUP BY d
     UNION ALL SELECT 5, bloom_agg('big-' || i, 10) FROM generate_series(1, 200000) i
     UNION ALL SELECT 6, bloom_agg('abc'::text, 10))
-  SELECT fresh.d, s.d AS stored_d, s.copy FROM fresh JOIN day_filters s ON s.f = fresh.f
-$q$);
+  SELECT fresh.d, s.d AS stored_d, s.copy FROM fresh JOIN day_filters s ON s.f = fresh.f;
+SELECT plan_joins('SELECT * FROM fresh_matches');
 DROP FUNCTION plan_joins(text);
-WITH fresh AS MATERIALIZED (
-  SELECT d, bloom_agg('user-' || (d * 1000 + i), 10) AS f
-    FROM generate_series(1, 3) d, generate_series(1, 500) i GROUP BY d
-  UNION ALL SELECT 5, bloom_agg('big-' || i, 10) FROM generate_series(1, 200000) i
-  UNION ALL SELECT 6, bloom_agg('abc'::text, 10))
-SELECT fresh.d, s.d AS stored_d, s.copy FROM fresh JOIN day_filters s ON s.f = fresh.f
- ORDER BY 1, 3;
+SELECT * FROM fresh_matches ORDER BY 1, 3;
+DROP VIEW fresh_matches;
 RESET enable_mergejoin;
 RESET enable_nestloop;
 -- and <> is its negator

@@ -157,29 +157,50 @@ filter_error(const char *path, int rc)
 			 " If the file does hold a filter's raw bytes, --raw reads it as they are." : "");
 }
 
-void
-tool_load_filter(const char *path, bool raw, tool_filter *filter)
+/*
+ * A filter file read into *filter: with raw, the file's bytes as they are
+ * (validated when checked); else the text form or raw bytes by
+ * bloomfilter_parse's rule, which validates, or bloomfilter_read's, which
+ * does not.
+ */
+static void
+load_filter(const char *path, bool raw, bool checked, tool_filter *filter)
 {
 	size_t		input_len;
 	uint8_t    *input = tool_read_file(path, &input_len);
-	int			rc;
+	int			rc = BLOOMFILTER_OK;
 
 	filter->path = path;
-	filter->read_raw = false;
+	filter->read_raw = raw;
 	if (raw)
 	{
 		/* the file's bytes are the filter: this allocation is kept */
-		if ((rc = bloomfilter_validate(input, input_len)) != BLOOMFILTER_OK)
-			filter_error(path, rc);
+		if (checked)
+			rc = bloomfilter_validate(input, input_len);
 		filter->bytes = input;
 		filter->len = input_len;
-		filter->read_raw = true;
-		return;
 	}
-	rc = bloomfilter_parse(input, input_len, &filter->bytes, &filter->len);
-	free(input);
+	else
+	{
+		rc = checked ?
+			bloomfilter_parse(input, input_len, &filter->bytes, &filter->len) :
+			bloomfilter_read(input, input_len, &filter->bytes, &filter->len);
+		free(input);
+	}
 	if (rc != BLOOMFILTER_OK)
 		filter_error(path, rc);
+}
+
+void
+tool_load_filter(const char *path, bool raw, tool_filter *filter)
+{
+	load_filter(path, raw, true, filter);
+}
+
+void
+tool_load_filter_unchecked(const char *path, bool raw, tool_filter *filter)
+{
+	load_filter(path, raw, false, filter);
 }
 
 void
@@ -203,28 +224,6 @@ tool_filter_free(tool_filter *filter)
 	else
 		bloomfilter_free(filter->bytes);
 	filter->bytes = NULL;
-}
-
-void
-tool_load_filter_unchecked(const char *path, bool raw, tool_filter *filter)
-{
-	size_t		whole;
-	uint8_t    *input = tool_read_file(path, &whole);
-	int			error;
-
-	filter->path = path;
-	filter->read_raw = false;
-	if (raw)
-	{
-		filter->bytes = input;
-		filter->len = whole;
-		filter->read_raw = true;
-		return;
-	}
-	error = bloomfilter_read(input, whole, &filter->bytes, &filter->len);
-	free(input);
-	if (error != BLOOMFILTER_OK)
-		filter_error(path, error);
 }
 
 void
@@ -318,18 +317,19 @@ write_all(int fd, const void *data, size_t len)
 static const char *
 special_file_kind(mode_t mode)
 {
-	if (S_ISLNK(mode))
-		return "a symbolic link";
-	if (S_ISDIR(mode))
-		return "a directory";
-	if (S_ISCHR(mode))
-		return "a character device";
-	if (S_ISBLK(mode))
-		return "a block device";
-	if (S_ISFIFO(mode))
-		return "a FIFO";
-	if (S_ISSOCK(mode))
-		return "a socket";
+	static const struct
+	{
+		mode_t		type;
+		const char *kind;
+	}			kinds[] = {
+		{S_IFLNK, "a symbolic link"}, {S_IFDIR, "a directory"},
+		{S_IFCHR, "a character device"}, {S_IFBLK, "a block device"},
+		{S_IFIFO, "a FIFO"}, {S_IFSOCK, "a socket"},
+	};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if ((mode & S_IFMT) == kinds[i].type)
+			return kinds[i].kind;
 	return "not a regular file";
 }
 

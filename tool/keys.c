@@ -34,16 +34,19 @@ tool_key_type_from_name(const char *name, tool_key_type *type)
 	return false;
 }
 
+/*
+ * The value of a hex digit of either case, or -1: its place among the
+ * lower-case digits, the upper-case letters standing 6 places after them.
+ */
 static int
 hex_digit(unsigned char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	static const char digits[] = "0123456789abcdefABCDEF";
+	const char *at = c != '\0' ? strchr(digits, c) : NULL;
+
+	if (at == NULL)
+		return -1;
+	return (int) (at - digits < 16 ? at - digits : at - digits - 6);
 }
 
 static const char *

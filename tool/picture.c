@@ -58,27 +58,26 @@ sb_printf(strbuf *sb, const char *fmt,...)
 static void
 sb_xml_text(strbuf *sb, const char *s)
 {
+	static const struct
+	{
+		char		c;
+		const char *entity;
+	}			entities[] = {
+		{'<', "&lt;"}, {'>', "&gt;"}, {'&', "&amp;"}, {'"', "&quot;"},
+	};
+
 	for (; *s; s++)
 	{
 		unsigned char c = (unsigned char) *s;
+		const char *entity = NULL;
 
-		switch (c)
-		{
-			case '<':
-				sb_printf(sb, "&lt;");
-				break;
-			case '>':
-				sb_printf(sb, "&gt;");
-				break;
-			case '&':
-				sb_printf(sb, "&amp;");
-				break;
-			case '"':
-				sb_printf(sb, "&quot;");
-				break;
-			default:
-				sb_printf(sb, "%c", (c < 0x20 || c >= 0x7f) ? '?' : (char) c);
-		}
+		for (size_t i = 0; i < sizeof(entities) / sizeof(entities[0]); i++)
+			if (entities[i].c == *s)
+				entity = entities[i].entity;
+		if (entity != NULL)
+			sb_printf(sb, "%s", entity);
+		else
+			sb_printf(sb, "%c", (c < 0x20 || c >= 0x7f) ? '?' : (char) c);
 	}
 }
 

@@ -66,10 +66,24 @@ __version__ = _c.__version__
 hash = _c.hash
 
 key_bytes = _c.key_bytes
-expected_fpr = _c.expected_fpr
 bits_per_key_for_fpr = _c.bits_per_key_for_fpr
-k_for_bits_per_key = _c.k_for_bits_per_key
-library_version = _c.library_version
+
+
+def library_version():
+    """The version of the compiled-in libbloomfilter."""
+    return _c.LIBRARY_VERSION
+
+
+def expected_fpr(bits_per_key):
+    """SQL's bloom_expected_fpr: the false positive rate a filter of
+    bits_per_key bits a key is expected to have."""
+    return _c.bits_per_key_figures(bits_per_key)[1]
+
+
+def k_for_bits_per_key(bits_per_key):
+    """The probes a key makes at bits_per_key: floor(bits_per_key * 0.69),
+    1..30."""
+    return _c.bits_per_key_figures(bits_per_key)[0]
 
 
 class BloomFilter:
@@ -213,12 +227,12 @@ class BloomFilter:
     def union(self, other):
         """A filter that may contain every key either holds (bitwise OR);
         ValueError unless both have the same size and k."""
-        return self._of(_c.union(self._bytes, _raw(other)))
+        return self._of(_c.combine("union", self._bytes, _raw(other)))
 
     def intersection(self, other):
         """A filter that may contain the keys both hold, and more (bitwise
         AND); ValueError unless both have the same size and k."""
-        return self._of(_c.intersect(self._bytes, _raw(other)))
+        return self._of(_c.combine("intersect", self._bytes, _raw(other)))
 
     def __or__(self, other):
         if not isinstance(other, BloomFilter):
@@ -281,7 +295,7 @@ class MutableBloomFilter(BloomFilter):
 
     def add(self, key):
         """Sets key's bits (SQL's ``bloom_add(filter, key)``, in place)."""
-        _c.add(self._bytes, key)
+        _c.update(self._bytes, (key,))
 
     def update(self, *iterables):
         """add(key) for every key of each iterable, in order.  A key of the
@@ -290,11 +304,11 @@ class MutableBloomFilter(BloomFilter):
             _c.update(self._bytes, keys)
 
     def __ior__(self, other):
-        self._bytes[:] = _c.union(self._bytes, _raw(other))
+        self._bytes[:] = _c.combine("union", self._bytes, _raw(other))
         return self
 
     def __iand__(self, other):
-        self._bytes[:] = _c.intersect(self._bytes, _raw(other))
+        self._bytes[:] = _c.combine("intersect", self._bytes, _raw(other))
         return self
 
     def copy(self):

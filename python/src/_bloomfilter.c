@@ -971,17 +971,37 @@ mod_info(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 						 info.false_positive_rate);
 }
 
+PyDoc_STRVAR(combine_doc,
+"combine(op, a, b) -> bytes\n\n"
+"The bitwise OR (op \"union\") or AND (op \"intersect\") of two filters of\n"
+"one geometry.");
+
 static PyObject *
-combine(PyObject *const *args, Py_ssize_t nargs, const char *name,
-		int (*op) (uint8_t *, size_t, const uint8_t *, size_t))
+mod_combine(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
+	int			(*op) (uint8_t *, size_t, const uint8_t *, size_t);
+	const char *name;
 	filter_arg	a,
 				b;
 	PyObject   *result = NULL;
 	int			error;
 
-	if (check_nargs(name, nargs, 2) < 0)
+	(void) module;
+	if (check_nargs("combine", nargs, 3) < 0)
 		return NULL;
+	if ((name = PyUnicode_AsUTF8(args[0])) == NULL)
+		return NULL;
+	if (strcmp(name, "union") == 0)
+		op = bloomfilter_union_into;
+	else if (strcmp(name, "intersect") == 0)
+		op = bloomfilter_intersect_into;
+	else
+	{
+		PyErr_Format(PyExc_ValueError,
+					 "combine: op must be \"union\" or \"intersect\", not %R", args[0]);
+		return NULL;
+	}
+	args++;
 	if (filter_arg_get(args[0], &a) < 0)
 		return NULL;
 	if (filter_arg_get(args[1], &b) < 0)
@@ -1004,40 +1024,22 @@ combine(PyObject *const *args, Py_ssize_t nargs, const char *name,
 	return result;
 }
 
-PyDoc_STRVAR(union_doc,
-"union(a, b) -> bytes\n\nThe bitwise OR of two filters of one geometry.");
+PyDoc_STRVAR(bits_per_key_figures_doc,
+"bits_per_key_figures(bits_per_key) -> (int, float)\n\n"
+"The probes a key makes at bits_per_key (k) and the false positive rate\n"
+"a filter of bits_per_key bits a key is expected to have.");
 
 static PyObject *
-mod_union(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-	(void) module;
-	return combine(args, nargs, "union", bloomfilter_union_into);
-}
-
-PyDoc_STRVAR(intersect_doc,
-"intersect(a, b) -> bytes\n\nThe bitwise AND of two filters of one geometry.");
-
-static PyObject *
-mod_intersect(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-	(void) module;
-	return combine(args, nargs, "intersect", bloomfilter_intersect_into);
-}
-
-PyDoc_STRVAR(expected_fpr_doc,
-"expected_fpr(bits_per_key) -> float\n\n"
-"SQL's bloom_expected_fpr: the false positive rate a filter of\n"
-"bits_per_key bits a key is expected to have.");
-
-static PyObject *
-mod_expected_fpr(PyObject *module, PyObject *arg)
+mod_bits_per_key_figures(PyObject *module, PyObject *arg)
 {
 	int			bits_per_key;
 
 	(void) module;
 	if (bits_per_key_of(arg, &bits_per_key) < 0)
 		return NULL;
-	return PyFloat_FromDouble(bloomfilter_expected_fpr(bits_per_key));
+	return Py_BuildValue("(kd)",
+						 (unsigned long) bloomfilter_k_for_bits_per_key(bits_per_key),
+						 bloomfilter_expected_fpr(bits_per_key));
 }
 
 PyDoc_STRVAR(bits_per_key_for_fpr_doc,
@@ -1128,13 +1130,17 @@ mod_empty(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 	return bytes_from_library(filter, len);
 }
 
-/*
- * Sets the bits of each key of keys (an iterable), or of the one key when
- * keys is NULL, in the writable buffer filter: SQL's bloom_add, in place.
- */
+PyDoc_STRVAR(update_doc,
+"update(filter, keys) -> None\n\n"
+"SQL's bloom_add, in place, for each key of keys (an iterable), in order:\n"
+"sets the key's bits in filter (a bytearray or other writable buffer\n"
+"holding a valid filter), its size and k unchanged.");
+
 static PyObject *
-add_keys(PyObject *module, PyObject *filter, PyObject *key, PyObject *keys)
+mod_update(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
+	PyObject   *filter = nargs > 0 ? args[0] : NULL;
+	PyObject   *keys = nargs > 1 ? args[1] : NULL;
 	module_state *st = get_state(module);
 	Py_buffer	view;
 	PyObject   *iter = NULL;
@@ -1144,7 +1150,8 @@ add_keys(PyObject *module, PyObject *filter, PyObject *key, PyObject *keys)
 	uint32_t	hash;
 	int			error;
 
-	if (PyObject_GetBuffer(filter, &view, PyBUF_WRITABLE) < 0)
+	if (check_nargs("update", nargs, 2) < 0 ||
+		PyObject_GetBuffer(filter, &view, PyBUF_WRITABLE) < 0)
 		return NULL;
 	scratch_init(&s);
 	if ((error = bloomfilter_validate(view.buf, (size_t) view.len)) != BLOOMFILTER_OK)
@@ -1152,28 +1159,19 @@ add_keys(PyObject *module, PyObject *filter, PyObject *key, PyObject *keys)
 		raise_library_error(error);
 		goto done;
 	}
-	if (keys == NULL)
+	if ((iter = PyObject_GetIter(keys)) == NULL)
+		goto done;
+	while ((item = PyIter_Next(iter)) != NULL)
 	{
-		if (key_hash(st, key, &s, &hash) < 0)
+		int			rc = key_hash(st, item, &s, &hash);
+
+		Py_DECREF(item);
+		if (rc < 0)
 			goto done;
 		bloomfilter_add_hash(view.buf, (size_t) view.len, hash);
 	}
-	else
-	{
-		if ((iter = PyObject_GetIter(keys)) == NULL)
-			goto done;
-		while ((item = PyIter_Next(iter)) != NULL)
-		{
-			int			rc = key_hash(st, item, &s, &hash);
-
-			Py_DECREF(item);
-			if (rc < 0)
-				goto done;
-			bloomfilter_add_hash(view.buf, (size_t) view.len, hash);
-		}
-		if (PyErr_Occurred())
-			goto done;
-	}
+	if (PyErr_Occurred())
+		goto done;
 	Py_INCREF(Py_None);
 	result = Py_None;
 
@@ -1182,57 +1180,6 @@ done:
 	scratch_free(&s);
 	PyBuffer_Release(&view);
 	return result;
-}
-
-PyDoc_STRVAR(add_doc,
-"add(filter, key) -> None\n\n"
-"SQL's bloom_add, in place: sets key's bits in filter (a bytearray or\n"
-"other writable buffer holding a valid filter), its size and k unchanged.");
-
-static PyObject *
-mod_add(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-	if (check_nargs("add", nargs, 2) < 0)
-		return NULL;
-	return add_keys(module, args[0], args[1], NULL);
-}
-
-PyDoc_STRVAR(update_doc,
-"update(filter, keys) -> None\n\n"
-"add(filter, key) for each key of keys (an iterable), in order.");
-
-static PyObject *
-mod_update(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-	if (check_nargs("update", nargs, 2) < 0)
-		return NULL;
-	return add_keys(module, args[0], NULL, args[1]);
-}
-
-PyDoc_STRVAR(k_for_bits_per_key_doc,
-"k_for_bits_per_key(bits_per_key) -> int\n\n"
-"The probes a key makes at bits_per_key: floor(bits_per_key * 0.69), 1..30.");
-
-static PyObject *
-mod_k_for_bits_per_key(PyObject *module, PyObject *arg)
-{
-	int			bits_per_key;
-
-	(void) module;
-	if (bits_per_key_of(arg, &bits_per_key) < 0)
-		return NULL;
-	return PyLong_FromUnsignedLong(bloomfilter_k_for_bits_per_key(bits_per_key));
-}
-
-PyDoc_STRVAR(library_version_doc,
-"library_version() -> str\n\nThe version of the compiled-in libbloomfilter.");
-
-static PyObject *
-mod_library_version(PyObject *module, PyObject *unused)
-{
-	(void) module;
-	(void) unused;
-	return PyUnicode_FromString(bloomfilter_version());
 }
 
 static PyMethodDef module_methods[] = {
@@ -1247,18 +1194,14 @@ static PyMethodDef module_methods[] = {
 	{"key_bytes", mod_key_bytes, METH_O, key_bytes_doc},
 	{"to_text", mod_to_text, METH_O, to_text_doc},
 	{"info", (PyCFunction) (void (*)(void)) mod_info, METH_FASTCALL, info_doc},
-	{"union", (PyCFunction) (void (*)(void)) mod_union, METH_FASTCALL, union_doc},
-	{"intersect", (PyCFunction) (void (*)(void)) mod_intersect, METH_FASTCALL,
-	 intersect_doc},
-	{"expected_fpr", mod_expected_fpr, METH_O, expected_fpr_doc},
+	{"combine", (PyCFunction) (void (*)(void)) mod_combine, METH_FASTCALL,
+	 combine_doc},
+	{"bits_per_key_figures", mod_bits_per_key_figures, METH_O,
+	 bits_per_key_figures_doc},
 	{"bits_per_key_for_fpr", mod_bits_per_key_for_fpr, METH_O,
 	 bits_per_key_for_fpr_doc},
-	{"k_for_bits_per_key", mod_k_for_bits_per_key, METH_O,
-	 k_for_bits_per_key_doc},
 	{"empty", (PyCFunction) (void (*)(void)) mod_empty, METH_FASTCALL, empty_doc},
-	{"add", (PyCFunction) (void (*)(void)) mod_add, METH_FASTCALL, add_doc},
 	{"update", (PyCFunction) (void (*)(void)) mod_update, METH_FASTCALL, update_doc},
-	{"library_version", mod_library_version, METH_NOARGS, library_version_doc},
 	{NULL, NULL, 0, NULL}
 };
 
@@ -1274,7 +1217,8 @@ module_exec(PyObject *module)
 	Py_DECREF(uuid_module);
 	if (st->uuid_type == NULL)
 		return -1;
-	if (PyModule_AddStringConstant(module, "__version__", BLOOMFILTER_VERSION) < 0)
+	if (PyModule_AddStringConstant(module, "__version__", BLOOMFILTER_VERSION) < 0 ||
+		PyModule_AddStringConstant(module, "LIBRARY_VERSION", bloomfilter_version()) < 0)
 		return -1;
 	return 0;
 }

@@ -71,4 +71,22 @@ fuzz_le(const uint8_t *p, int nbytes)
 	return v;
 }
 
+/*
+ * The entry point of a target made of several checks, each of which takes
+ * every input in turn: FUZZ_TARGET_OF(check_a, check_b), where a check is
+ * a void function of (data, size).
+ */
+typedef void (*fuzz_check_fn) (const uint8_t *data, size_t size);
+
+#define FUZZ_TARGET_OF(...) \
+	int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size); \
+	int \
+	LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) \
+	{ \
+		static const fuzz_check_fn checks[] = {__VA_ARGS__}; \
+		for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) \
+			checks[i](data, size); \
+		return 0; \
+	}
+
 #endif							/* BLOOM_FUZZ_COMMON_H */

@@ -18,20 +18,12 @@
  *	  within bloom_gaps_max_bytes.
  */
 #include "bloom_gaps.h"
+#include "bloom_sort.h"
 #include "fuzz_common.h"
 
 #include <stdlib.h>
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-static int
-cmp_u32(const void *a, const void *b)
-{
-	uint32_t	x = *(const uint32_t *) a,
-				y = *(const uint32_t *) b;
-
-	return (x > y) - (x < y);
-}
 
 /* The n hashes of a code taken by a reader, part hashes at a time. */
 static bloom_status
@@ -108,18 +100,16 @@ static void
 encode_case(unsigned r, const uint8_t *data, size_t size)
 {
 	uint64_t	n = size / 4,
-				m = 0;
+				m;
 	uint32_t   *hashes = (uint32_t *) fuzz_alloc((n + 1) * sizeof(uint32_t));
 	uint32_t   *back = (uint32_t *) fuzz_alloc((n + 1) * sizeof(uint32_t));
 	uint8_t    *code;
 	size_t		len;
 
+	/* the distinct hashes in order, as the aggregate's state codes them */
 	for (uint64_t i = 0; i < n; i++)
 		hashes[i] = (uint32_t) fuzz_le(data + 4 * i, 4);
-	qsort(hashes, (size_t) n, sizeof(uint32_t), cmp_u32);
-	for (uint64_t i = 0; i < n; i++)
-		if (m == 0 || hashes[i] != hashes[m - 1])
-			hashes[m++] = hashes[i];
+	m = bloom_sort_unique_hashes(hashes, (size_t) n, back);
 	code = fuzz_alloc(bloom_gaps_max_bytes(m, r));
 	len = bloom_gaps_encode(hashes, m, r, code);
 	FUZZ_CHECK(len <= bloom_gaps_max_bytes(m, r), "%zu bytes over the bound", len);

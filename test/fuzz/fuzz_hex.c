@@ -15,8 +15,6 @@
  */
 #include "fuzz_common.h"
 
-int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 static bloom_status
 ref_check(const char *t, size_t n)
 {
@@ -105,10 +103,4 @@ bytes_case(const uint8_t *data, size_t size)
 	free(text);
 }
 
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	text_case(data, size);
-	bytes_case(data, size);
-	return 0;
-}
+FUZZ_TARGET_OF(text_case, bytes_case)

@@ -21,8 +21,6 @@
 #include "bloom_state.h"
 #include "fuzz_common.h"
 
-int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
 /* bloom_gaps_rice_param and bloom_gaps_max_bytes, restated */
 static unsigned
 ref_rice_param(uint64_t n)
@@ -200,10 +198,4 @@ check_size_and_header(const uint8_t *data, size_t size)
 	free(buf);
 }
 
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	check_input(data, size);
-	check_size_and_header(data, size);
-	return 0;
-}
+FUZZ_TARGET_OF(check_input, check_size_and_header)

@@ -16,6 +16,7 @@
 
 #include "bloom_core.h"
 #include "bloom_gaps.h"
+#include "bloom_sort.h"
 #include "bloom_state.h"
 #include "vectors.h"
 
@@ -163,32 +164,22 @@ state_seed(const vec_case *c)
 	free(b.data);
 }
 
-static int
-cmp_hash(const void *a, const void *b)
-{
-	uint32_t	x = *(const uint32_t *) a,
-				y = *(const uint32_t *) b;
-
-	return (x > y) - (x < y);
-}
-
 /* The code of a case's distinct key hashes: r, n, then the Rice code. */
 static void
 gaps_seed(const vec_case *c)
 {
 	buf			b = {0};
 	uint64_t	n = c->nkeys < MAX_STATE_HASHES ? c->nkeys : MAX_STATE_HASHES,
-				m = 0;
+				m;
 	uint32_t   *h = malloc((n + 1) * sizeof(uint32_t));
+	uint32_t   *scratch = malloc((n + 1) * sizeof(uint32_t));
 	uint8_t    *code;
 	unsigned	r;
 
 	for (uint64_t i = 0; i < n; i++)
 		h[i] = bloom_key_hash(c->keys[i].data, c->keys[i].len);
-	qsort(h, (size_t) n, sizeof(uint32_t), cmp_hash);
-	for (uint64_t i = 0; i < n; i++)
-		if (m == 0 || h[i] != h[m - 1])
-			h[m++] = h[i];
+	m = bloom_sort_unique_hashes(h, (size_t) n, scratch);
+	free(scratch);
 	r = bloom_gaps_rice_param(m);
 	code = malloc(bloom_gaps_max_bytes(m, r));
 	put_le(&b, r, 1);
@@ -284,11 +275,7 @@ main(int argc, char **argv)
 {
 	vec_set		set;
 
-	if (argc != 3)
-	{
-		fprintf(stderr, "usage: %s VECTOR_DIR OUT_DIR\n", argv[0]);
-		return 2;
-	}
+	vec_check_usage(argc, argv, "VECTOR_DIR OUT_DIR");
 	out_dir = argv[2];
 	for (int t = 0; t < N_TARGETS; t++)
 	{

@@ -116,9 +116,9 @@ trap 'rm -rf -- "$WORK"; rmdir "$ARTIFACTS" 2>/dev/null || true' EXIT
 
 CORE_SRCS=(src/core/bloom_hash.c src/core/bloom_filter.c src/core/bloom_hex.c src/core/bloom_state.c
 	src/core/bloom_stats.c src/core/bloom_setops.c src/core/bloom_scheme.c src/core/bloom_scheme_table.c
-	src/core/bloom_gaps.c)
+	src/core/bloom_gaps.c src/core/bloom_sort.c)
 CORE_DEPS=("${CORE_SRCS[@]}" src/core/bloom_core.h src/core/bloom_state.h src/core/bloom_stats.h
-	src/core/bloom_setops.h src/core/bloom_scheme.h src/core/bloom_gaps.h)
+	src/core/bloom_setops.h src/core/bloom_scheme.h src/core/bloom_gaps.h src/core/bloom_sort.h)
 CFLAGS=(-std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc/core)
 

@@ -119,30 +119,71 @@ start_export(const char *prog, const char *command, const std::string &dir,
 	return true;
 }
 
+/*
+ * What both exports share: LevelDB's policies, the three files every
+ * export writes (cases.tsv, keys.tsv, probes.tsv) and the keys and probes
+ * written to them.
+ */
+struct ExportRun
+{
+	Policies	policies;
+	std::ofstream cases,
+				keys,
+				probes;
+	uint64_t	nkeys = 0,
+				nprobes = 0;
+
+	/* start_export, then the files opened; false where it failed */
+	bool
+	open(const char *prog, const char *command, const std::string &dir,
+		 uint64_t seed, uint64_t ncases)
+	{
+		if (!start_export(prog, command, dir, seed, ncases))
+			return false;
+		cases.open(dir + "/cases.tsv", std::ios::binary);
+		keys.open(dir + "/keys.tsv", std::ios::binary);
+		probes.open(dir + "/probes.tsv", std::ios::binary);
+		return true;
+	}
+
+	/*
+	 * Closes the files, and an export's file of its own (extra) if any:
+	 * false, said on stderr, where a write failed.
+	 */
+	bool
+	close(const std::string &dir, std::ofstream *extra = nullptr)
+	{
+		cases.close();
+		keys.close();
+		probes.close();
+		if (extra != nullptr)
+			extra->close();
+		if (!cases || !keys || !probes || (extra != nullptr && !*extra))
+		{
+			fprintf(stderr, "leveldb_diff: writing to %s failed\n", dir.c_str());
+			return false;
+		}
+		return true;
+	}
+};
+
 /* ---- export-sql ---- */
 
 int
 run_export(const char *prog, const std::string &dir, uint64_t seed,
 		   uint64_t ncases)
 {
-	Policies	policies;
-	uint64_t	nkeys = 0,
-				nprobes = 0,
-				ntext = 0,
+	ExportRun	run;
+	uint64_t	ntext = 0,
 				nempty = 0;
 
-	if (!start_export(prog, "export-sql", dir, seed, ncases))
+	if (!run.open(prog, "export-sql", dir, seed, ncases))
 		return 2;
-
-	std::ofstream cases_out(dir + "/cases.tsv", std::ios::binary);
-	std::ofstream keys_out(dir + "/keys.tsv", std::ios::binary);
-	std::ofstream probes_out(dir + "/probes.tsv", std::ios::binary);
-
 	for (uint64_t i = 0; i < ncases; i++)
 	{
 		Rng			rng = case_rng(seed, i);
 		Case		c = generate_case(rng, export_limits);
-		const leveldb::FilterPolicy &policy = policies.get(c.bpk);
+		const leveldb::FilterPolicy &policy = run.policies.get(c.bpk);
 		std::string filter = leveldb_create(policy, c.keys);
 		std::string id = "rnd-" + std::to_string(seed) + "-" + std::to_string(i);
 		bool		text_ok = true;
@@ -153,35 +194,29 @@ run_export(const char *prog, const std::string &dir, uint64_t seed,
 		for (const std::string &k : c.absent)
 			text_ok = text_ok && is_pg_utf8_text(k);
 
-		cases_out << id << "\tcreate\t" << c.bpk << '\t' << c.keys.size()
+		run.cases << id << "\tcreate\t" << c.bpk << '\t' << c.keys.size()
 			<< '\t' << (text_ok ? 't' : 'f') << '\t' << to_hex(filter)
 			<< "\t\\N\n";
 
 		for (size_t j = 0; j < c.keys.size(); j++)
-			keys_out << id << '\t' << j << '\t' << to_hex(c.keys[j]) << '\n';
+			run.keys << id << '\t' << j << '\t' << to_hex(c.keys[j]) << '\n';
 
 		for (int pass = 0; pass < 2; pass++)
 			for (const std::string &k : pass == 0 ? c.keys : c.absent)
-				probes_out << id << '\t' << ord++ << '\t' << to_hex(k) << '\t'
+				run.probes << id << '\t' << ord++ << '\t' << to_hex(k) << '\t'
 					<< (leveldb_match(policy, k, filter) ? 't' : 'f') << '\n';
 
-		nkeys += c.keys.size();
-		nprobes += ord;
+		run.nkeys += c.keys.size();
+		run.nprobes += ord;
 		ntext += text_ok;
 		nempty += c.keys.empty();
 	}
 
-	cases_out.close();
-	keys_out.close();
-	probes_out.close();
-	if (!cases_out || !keys_out || !probes_out)
-	{
-		fprintf(stderr, "leveldb_diff: writing to %s failed\n", dir.c_str());
+	if (!run.close(dir))
 		return 2;
-	}
 	printf("wrote %" PRIu64 " cases (%" PRIu64 " text_ok, %" PRIu64
 		   " with no keys), %" PRIu64 " keys, %" PRIu64 " probes to %s\n",
-		   ncases, ntext, nempty, nkeys, nprobes, dir.c_str());
+		   ncases, ntext, nempty, run.nkeys, run.nprobes, dir.c_str());
 	return 0;
 }
 
@@ -245,17 +280,12 @@ int
 run_export_typed(const char *prog, const std::string &dir, uint64_t seed,
 				 uint64_t ncases)
 {
-	Policies	policies;
-	uint64_t	nkeys = 0,
-				nprobes = 0,
-				nkind[3] = {0, 0, 0};
+	ExportRun	run;
+	uint64_t	nkind[3] = {0, 0, 0};
 
-	if (!start_export(prog, "export-typed-sql", dir, seed, ncases))
+	if (!run.open(prog, "export-typed-sql", dir, seed, ncases))
 		return 2;
 
-	std::ofstream cases_out(dir + "/cases.tsv", std::ios::binary);
-	std::ofstream keys_out(dir + "/keys.tsv", std::ios::binary);
-	std::ofstream probes_out(dir + "/probes.tsv", std::ios::binary);
 	std::ofstream labels_out(dir + "/labels.tsv", std::ios::binary);
 
 	for (size_t i = 0; i < export_labels.size(); i++)
@@ -265,7 +295,7 @@ run_export_typed(const char *prog, const std::string &dir, uint64_t seed,
 	{
 		Rng			rng = typed_case_rng(seed, i);
 		TypedCase	c = generate_typed_case(rng, export_limits, true);
-		const leveldb::FilterPolicy &policy = policies.get(c.bpk);
+		const leveldb::FilterPolicy &policy = run.policies.get(c.bpk);
 		std::vector<std::string> key_bytes;
 		std::string filter;
 		std::string id = "typ-" + std::to_string(seed) + "-" + std::to_string(i);
@@ -284,45 +314,38 @@ run_export_typed(const char *prog, const std::string &dir, uint64_t seed,
 					return 2;
 				}
 
-		cases_out << id << '\t' << typed_kind_name(c.kind) << '\t' << shape_text(c)
+		run.cases << id << '\t' << typed_kind_name(c.kind) << '\t' << shape_text(c)
 			<< '\t' << c.bpk << '\t' << c.keys.size() << '\t' << c.split
 			<< '\t' << to_hex(filter) << '\n';
 
 		for (size_t j = 0; j < c.keys.size(); j++)
 		{
-			keys_out << id << '\t' << j;
-			write_components(keys_out, c, c.keys[j]);
-			keys_out << '\n';
+			run.keys << id << '\t' << j;
+			write_components(run.keys, c, c.keys[j]);
+			run.keys << '\n';
 		}
 
 		for (int pass = 0; pass < 2; pass++)
 			for (const TypedKey &key : pass == 0 ? c.keys : c.absent)
 			{
-				probes_out << id << '\t' << ord++;
-				write_components(probes_out, c, key);
-				probes_out << '\t'
+				run.probes << id << '\t' << ord++;
+				write_components(run.probes, c, key);
+				run.probes << '\t'
 					<< (leveldb_match(policy, spec_key_bytes(c, key), filter) ? 't' : 'f')
 					<< '\n';
 			}
 
-		nkeys += c.keys.size();
-		nprobes += ord;
+		run.nkeys += c.keys.size();
+		run.nprobes += ord;
 		nkind[(int) c.kind]++;
 	}
 
-	cases_out.close();
-	keys_out.close();
-	probes_out.close();
-	labels_out.close();
-	if (!cases_out || !keys_out || !probes_out || !labels_out)
-	{
-		fprintf(stderr, "leveldb_diff: writing to %s failed\n", dir.c_str());
+	if (!run.close(dir, &labels_out))
 		return 2;
-	}
 	printf("wrote %" PRIu64 " typed cases (%" PRIu64 " integer, %" PRIu64
 		   " uuid, %" PRIu64 " multi-column), %" PRIu64 " keys, %" PRIu64
-		   " probes to %s\n", ncases, nkind[0], nkind[1], nkind[2], nkeys,
-		   nprobes, dir.c_str());
+		   " probes to %s\n", ncases, nkind[0], nkind[1], nkind[2], run.nkeys,
+		   run.nprobes, dir.c_str());
 	return 0;
 }
 

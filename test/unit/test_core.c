@@ -24,11 +24,7 @@ main(int argc, char **argv)
 {
 	vec_set		set;
 
-	if (argc != 2)
-	{
-		fprintf(stderr, "usage: %s VECTOR_DIR\n", argv[0]);
-		return 2;
-	}
+	vec_check_usage(argc, argv, "VECTOR_DIR");
 	/* keep FAIL lines in order with anything the core or libc prints */
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
@@ -59,6 +55,5 @@ main(int argc, char **argv)
 	test_kmv();
 	test_sample();
 
-	printf("unit: %lu passed, %lu failed\n", n_passed, n_failed);
-	return n_failed > 0 ? 1 : 0;
+	return vec_summary("unit", n_passed, n_failed);
 }

@@ -198,23 +198,16 @@ test_final(void)
 	test_begin("coded runs: decoded on the threads, same bytes; a damaged code is reported");
 	{
 		size_t		m = 1000000;
-		uint32_t   *sorted = malloc(m * sizeof(uint32_t));
-		uint32_t   *scratch = malloc(m * sizeof(uint32_t));
+		uint32_t   *sorted;
 		uint32_t   *decoded[2];
-		uint8_t    *code;
 		uint8_t    *want,
 				   *got;
 		size_t		d,
 					len;
-		unsigned	r;
+		uint8_t    *code = gaps_code_of(hashes, m, &sorted, &d, &len);
 		bloom_hash_run runs[3];
 		static const unsigned threads[] = {1, 2, 8};
 
-		memcpy(sorted, hashes, m * sizeof(uint32_t));
-		d = bloom_sort_unique_hashes(sorted, m, scratch);
-		r = bloom_gaps_rice_param(d);
-		code = malloc(bloom_gaps_max_bytes(d, r));
-		len = bloom_gaps_encode(sorted, d, r, code);
 		/* 3M keys: one coded run, the same coded again, and plain hashes */
 		bloom_geometry_for(n, 20, &g);
 		want = calloc(1, g.filter_bytes);
@@ -254,7 +247,6 @@ test_final(void)
 		free(got);
 		free(want);
 		free(code);
-		free(scratch);
 		free(sorted);
 	}
 	test_end();

@@ -166,21 +166,14 @@ test_flatten(void)
 	test_begin("coded runs decoded on the threads; a damaged code is reported");
 	{
 		size_t		m = 1000000;
-		uint32_t   *sorted = malloc(m * sizeof(uint32_t));
-		uint32_t   *scratch = malloc(m * sizeof(uint32_t));
+		uint32_t   *sorted;
 		uint32_t   *decoded[2];
-		uint8_t    *code,
-				   *got;
+		uint8_t    *got;
 		size_t		d,
 					len;
+		uint8_t    *code = gaps_code_of(hashes, m, &sorted, &d, &len);
 		uint64_t	got_d;
-		unsigned	r;
 
-		memcpy(sorted, hashes, m * sizeof(uint32_t));
-		d = bloom_sort_unique_hashes(sorted, m, scratch);
-		r = bloom_gaps_rice_param(d);
-		code = malloc(bloom_gaps_max_bytes(d, r));
-		len = bloom_gaps_encode(sorted, d, r, code);
 		decoded[0] = malloc(d * sizeof(uint32_t));
 		decoded[1] = malloc(d * sizeof(uint32_t));
 		runs[0] = (bloom_hash_run) {decoded[0], d, code, len, decoded[0]};
@@ -193,7 +186,6 @@ test_flatten(void)
 		free(decoded[0]);
 		free(decoded[1]);
 		free(code);
-		free(scratch);
 		free(sorted);
 	}
 	test_end();

@@ -34,8 +34,7 @@ test_hex(void)
 	for (round = 0; round < 300; round++)
 	{
 		len = round < 20 ? (size_t) round : rng_next() % sizeof(bytes);
-		for (i = 0; i < len; i++)
-			bytes[i] = (uint8_t) rng_next();
+		rng_bytes(bytes, len);
 		n = bloom_hex_encode(bytes, len, text);
 		if (!check(n == bloom_hex_encoded_len(len) && n == 2 + 2 * len,
 				   "len %zu: encoded to %zu characters", len, n))

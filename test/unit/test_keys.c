@@ -119,8 +119,7 @@ test_typed_keys(void)
 		uint8_t    *value = xcalloc(70000);
 		size_t		l;
 
-		for (i = 0; i < 70000; i++)
-			value[i] = (uint8_t) rng_next();
+		rng_bytes(value, 70000);
 		for (l = 0; l < sizeof(lens) / sizeof(lens[0]) + 200; l++)
 		{
 			uint32_t	len = l < sizeof(lens) / sizeof(lens[0]) ? lens[l] :

@@ -551,17 +551,12 @@ test_reserved(void)
 int
 main(int argc, char **argv)
 {
-	if (argc != 2)
-	{
-		fprintf(stderr, "usage: %s VECTOR_DIR\n", argv[0]);
-		return 2;
-	}
+	vec_check_usage(argc, argv, "VECTOR_DIR");
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_vectors(argv[1]);
 	test_typed_keys();
 	test_text_and_errors();
 	test_combine_and_info();
 	test_reserved();
-	printf("library: %lu passed, %lu failed\n", n_passed, n_failed);
-	return n_failed > 0 ? 1 : 0;
+	return vec_summary("library", n_passed, n_failed);
 }

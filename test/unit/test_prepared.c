@@ -55,21 +55,12 @@ void
 test_prepared(void)
 {
 	static const size_t lens[] = {0, 1, 2, 3, 9, 10, 17, 64, 65, 1001, 4097};
-	uint8_t		key[80];
 	uint64_t	d;
 	unsigned	i,
 				j,
 				shift;
 
 	group_begin("prepared geometry");
-
-	test_begin("the hash equals Hash() restated a byte at a time, every length to 80");
-	for (i = 0; i < sizeof(key); i++)
-		key[i] = (uint8_t) rng_next();
-	for (i = 0; i <= sizeof(key); i++)
-		check(bloom_key_hash(key, i) == ref_hash(key, i, BLOOM_HASH_SEED),
-			  "len %u", i);
-	test_end();
 
 	test_begin("fastmod equals %% for edge divisors: 1, 2^32 - 1, 2^32, powers of two and their neighbours");
 	for (shift = 0; shift <= 32; shift++)

@@ -15,8 +15,7 @@ test_popcount(void)
 	group_begin("bit counts");
 
 	test_begin("random bytes at every alignment: the same count as bit by bit");
-	for (len = 0; len < sizeof(buf); len++)
-		buf[len] = (uint8_t) rng_next();
+	rng_bytes(buf, sizeof(buf));
 	for (off = 0; off < 8; off++)
 		for (len = 0; off + len <= 150; len++)
 			check(bloom_popcount(buf + off, len) ==

@@ -213,6 +213,13 @@ rng_next(void)
 	return rng_state;
 }
 
+void
+rng_bytes(uint8_t *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		out[i] = (uint8_t) rng_next();
+}
+
 int
 cmp_u32(const void *a, const void *b)
 {
@@ -241,6 +248,24 @@ sort_distinct(uint32_t *v, size_t n)
 		if (m == 0 || v[m - 1] != v[i])
 			v[m++] = v[i];
 	return m;
+}
+
+uint8_t *
+gaps_code_of(const uint32_t *hashes, size_t m, uint32_t **sorted, size_t *d,
+			 size_t *len)
+{
+	uint32_t   *scratch = malloc(m * sizeof(uint32_t));
+	uint8_t    *code;
+	unsigned	r;
+
+	*sorted = malloc(m * sizeof(uint32_t));
+	memcpy(*sorted, hashes, m * sizeof(uint32_t));
+	*d = bloom_sort_unique_hashes(*sorted, m, scratch);
+	free(scratch);
+	r = bloom_gaps_rice_param(*d);
+	code = malloc(bloom_gaps_max_bytes(*d, r));
+	*len = bloom_gaps_encode(*sorted, *d, r, code);
+	return code;
 }
 
 /* n random distinct hashes, sorted; returns how many (duplicates dropped) */

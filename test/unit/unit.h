@@ -73,8 +73,18 @@ extern const char *hexs(const uint8_t *data, size_t len);
 extern void *xcalloc(size_t n);
 /* Deterministic, so that a failure reproduces; one sequence for all files. */
 extern uint64_t rng_next(void);
+/* n random bytes, one rng_next each (the low byte) */
+extern void rng_bytes(uint8_t *out, size_t n);
 extern int	cmp_u32(const void *a, const void *b);
 extern size_t sort_distinct(uint32_t *v, size_t n);
+
+/*
+ * The distinct hashes among hashes[0..m), in order, in a new allocation
+ * (*sorted, *d of them), and their Rice code, in another (returned, *len
+ * bytes): the coded runs of the final's and the flattening's tests.
+ */
+extern uint8_t *gaps_code_of(const uint32_t *hashes, size_t m,
+							 uint32_t **sorted, size_t *d, size_t *len);
 
 /*
  * A go_on (the core's question whether to go on) that counts its calls, and

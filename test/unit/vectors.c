@@ -99,17 +99,22 @@ xvasprintf(const char *fmt, va_list ap)
 	return msg;
 }
 
+/* Appends a message to the set's list, which takes it over. */
+static void
+keep_error(vec_set *set, char *msg)
+{
+	set->errors = xrealloc(set->errors, (set->nerrors + 1) * sizeof(char *));
+	set->errors[set->nerrors++] = msg;
+}
+
 static void
 add_error(vec_set *set, const char *fmt, ...)
 {
 	va_list		ap;
-	char	   *msg;
 
 	va_start(ap, fmt);
-	msg = xvasprintf(fmt, ap);
+	keep_error(set, xvasprintf(fmt, ap));
 	va_end(ap);
-	set->errors = xrealloc(set->errors, (set->nerrors + 1) * sizeof(char *));
-	set->errors[set->nerrors++] = msg;
 }
 
 static void
@@ -910,4 +915,26 @@ vec_is_text(const uint8_t *s, size_t len)
 		i += n;
 	}
 	return true;
+}
+
+void
+vec_check_usage(int argc, char **argv, const char *args)
+{
+	int			words = 0;
+
+	for (const char *p = args; *p; p++)
+		if (*p != ' ' && (p == args || p[-1] == ' '))
+			words++;
+	if (argc != words + 1)
+	{
+		fprintf(stderr, "usage: %s %s\n", argv[0], args);
+		exit(2);
+	}
+}
+
+int
+vec_summary(const char *name, unsigned long passed, unsigned long failed)
+{
+	printf("%s: %lu passed, %lu failed\n", name, passed, failed);
+	return failed > 0 ? 1 : 0;
 }

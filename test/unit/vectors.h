@@ -100,4 +100,17 @@ extern void vec_write_hex(FILE *out, const uint8_t *data, size_t len);
 /* Is a key valid UTF-8 (RFC 3629, as PostgreSQL checks it) without NUL? */
 extern bool vec_is_text(const uint8_t *data, size_t len);
 
+/*
+ * What the programs that read the vectors share:
+ *
+ * vec_check_usage: argv must hold the words of args ("VECTOR_DIR OUT_DIR")
+ * after the program's name; else a usage line on stderr, and exit 2.
+ *
+ * vec_summary: prints a run's last line, "NAME: N passed, N failed", and
+ * returns the exit status: 1 if anything failed, else 0.
+ */
+extern void vec_check_usage(int argc, char **argv, const char *args);
+extern int	vec_summary(const char *name, unsigned long passed,
+						unsigned long failed);
+
 #endif							/* BLOOM_TEST_VECTORS_H */

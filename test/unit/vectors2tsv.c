@@ -28,38 +28,28 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* A text field of COPY's text format: backslash and controls escaped. */
+/*
+ * A text field of COPY's text format: backslash and controls escaped.  The
+ * two strings pair each character that is escaped with the letter that
+ * follows the backslash.
+ */
 static void
 put_text(FILE *out, const char *s)
 {
+	static const char escaped[] = "\\\b\f\n\r\t\v";
+	static const char letters[] = "\\bfnrtv";
+
 	for (; *s; s++)
 	{
-		switch (*s)
+		const char *e = strchr(escaped, *s);
+
+		if (e != NULL)
 		{
-			case '\\':
-				fputs("\\\\", out);
-				break;
-			case '\b':
-				fputs("\\b", out);
-				break;
-			case '\f':
-				fputs("\\f", out);
-				break;
-			case '\n':
-				fputs("\\n", out);
-				break;
-			case '\r':
-				fputs("\\r", out);
-				break;
-			case '\t':
-				fputs("\\t", out);
-				break;
-			case '\v':
-				fputs("\\v", out);
-				break;
-			default:
-				putc(*s, out);
+			putc('\\', out);
+			putc(letters[e - escaped], out);
 		}
+		else
+			putc(*s, out);
 	}
 }
 
@@ -163,11 +153,7 @@ main(int argc, char **argv)
 			   *keys_path,
 			   *probes_path;
 
-	if (argc != 3)
-	{
-		fprintf(stderr, "usage: %s VECTOR_DIR OUT_DIR\n", argv[0]);
-		return 2;
-	}
+	vec_check_usage(argc, argv, "VECTOR_DIR OUT_DIR");
 
 	vec_load_dir(argv[1], &set);
 	for (i = 0; i < set.nerrors; i++)
