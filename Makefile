@@ -15,11 +15,13 @@ DATA = bloomfilter--1.0.sql bloomfilter--1.1.sql bloomfilter--1.0--1.1.sql bloom
 CORE_OBJS = src/core/bloom_hash.o src/core/bloom_filter.o src/core/bloom_hex.o \
 	src/core/bloom_state.o src/core/bloom_stats.o src/core/bloom_setops.o \
 	src/core/bloom_scheme.o src/core/bloom_scheme_table.o src/core/bloom_gaps.o \
-	src/core/bloom_final.o src/core/bloom_kmv.o src/core/bloom_sample.o src/core/bloom_sort.o \
+	src/core/bloom_hash_run.o src/core/bloom_build.o src/core/bloom_final.o \
+	src/core/bloom_kmv.o src/core/bloom_sample.o src/core/bloom_sort.o \
 	src/core/bloom_flatten.o src/core/bloom_barrier.o
 OBJS = $(CORE_OBJS) \
 	src/pg/bloom_pg.o src/pg/bloom_type_io.o src/pg/bloom_type_ops.o \
-	src/pg/bloom_agg_state.o src/pg/bloom_agg_handoff.o src/pg/bloom_agg.o src/pg/bloom_probe.o \
+	src/pg/bloom_agg_state.o src/pg/bloom_agg_runs.o src/pg/bloom_agg_flat.o \
+	src/pg/bloom_agg_state_io.o src/pg/bloom_agg_handoff.o src/pg/bloom_agg.o src/pg/bloom_probe.o \
 	src/pg/bloom_filter_cache.o src/pg/bloom_combine.o src/pg/bloom_info.o \
 	src/pg/bloom_reserved.o src/pg/bloom_selfuncs.o src/pg/bloom_subquery_estimate.o src/pg/bloom_analyze.o src/pg/bloom_final_pg.o \
 	src/pg/bloom_key.o src/pg/bloom_key_encode.o src/pg/bloom_key_collation.o src/pg/bloom_module.o

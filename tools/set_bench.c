@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bloom_build.h"
 #include "bloom_final.h"
 #include "bloom_sort.h"
 

@@ -42,50 +42,37 @@
  * thread that stopped on its own would leave the others waiting forever.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE				/* CLOCK_MONOTONIC and pthreads under -std=c99 */
+#define _GNU_SOURCE				/* pthreads under -std=c99 */
 #endif
-#include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "bloom_barrier.h"
 #include "bloom_final.h"
-#include "bloom_gaps.h"
 #include "bloom_setops.h"
 #include "bloom_trace.h"
 #ifdef BLOOM_TRACE
 #include <stdio.h>
 #endif
 
-/* Filters below this many bits fit the caches: one thread sets them best. */
-#define THREADED_MIN_BITS	(UINT64_C(1) << 25)
-/* Hashes each thread should have at least. */
-#define THREADED_MIN_HASHES_PER_THREAD ((uint64_t) 1 << 18)
 /* Regions of at least 2^BLOOM_REGION_SHIFT_MIN bits, at most this many. */
 #define REGIONS_MAX			BLOOM_BUCKET_REGIONS_MAX
 /* Positions a thread's buckets hold at least, on average a region. */
 #define BUCKET_MIN			1024
-/* Hashes a thread takes from the shared cursor at once. */
-#define CLAIM_BLOCK			16384
 /*
- * Through buckets, a claim is CLAIM_BLOCK hashes in STRIPES slices, one
- * from each of STRIPES evenly spaced stretches of all the hashes.  The
- * runs of a parallel plan's states are sorted, and the first probe of a
- * block of sorted hashes lands in a few neighbouring regions: a claim of
- * consecutive hashes would fill those regions' buckets long before the
- * others, and each round, which ends at the first full bucket, would set
- * few bits for its two barriers.  STRIPES bounds how unevenly a claim of
- * sorted hashes fills the buckets: each slice puts CLAIM_BLOCK / STRIPES
- * first probes into one region, against k * CLAIM_BLOCK / regions spread
- * over every region.
+ * Hashes a thread takes from the shared cursor at once: BLOOM_FINAL_CLAIM.
+ * Through buckets, a claim is that many hashes in BLOOM_FINAL_STRIPES
+ * slices, one from each of BLOOM_FINAL_STRIPES evenly spaced stretches of
+ * all the hashes.  The runs of a parallel plan's states are sorted, and the
+ * first probe of a block of sorted hashes lands in a few neighbouring
+ * regions: a claim of consecutive hashes would fill those regions' buckets
+ * long before the others, and each round, which ends at the first full
+ * bucket, would set few bits for its two barriers.  The stripes bound how
+ * unevenly a claim of sorted hashes fills the buckets: each slice puts
+ * BLOOM_FINAL_SLICE first probes into one region, against
+ * k * BLOOM_FINAL_CLAIM / regions spread over every region.
  */
-#define STRIPES				128
-/* Hashes a claim takes from each stretch. */
-#define SLICE				(CLAIM_BLOCK / STRIPES)
 /*
  * Copies of the bit array (the first thread's being the filter itself) are
  * made when each is at most COPY_MAX_BYTES and they take at most
@@ -122,7 +109,7 @@ typedef struct thread_state
 	bool		exhausted;		/* no hashes left after this round */
 	/*
 	 * buckets only: the claim, the stripe whose slice is being taken
-	 * (STRIPES once the claim is done), and the next hash of all runs
+	 * (BLOOM_FINAL_STRIPES once the claim is done), and the next hash of all runs
 	 */
 	uint64_t	claim;
 	unsigned	stripe;
@@ -165,7 +152,6 @@ struct bloom_final_job
 
 	pthread_mutex_t lock;
 	bloom_barrier barrier;		/* waits on lock */
-	pthread_cond_t done_cond;
 	pthread_cond_t decoded_cond;	/* a run was decoded, or a cancel */
 	/* all below under lock */
 	uint64_t	next_claim;		/* buckets: the next slice of every stripe */
@@ -182,30 +168,8 @@ struct bloom_final_job
 	bool		bucket_full;	/* step 1: some thread's bucket is full */
 	size_t		next_region;	/* step 2: the next region to set */
 	bool		completed;
-	unsigned	running;
 	thread_state threads[];
 };
-
-unsigned
-bloom_final_threads_for(const bloom_geometry *geometry, uint64_t nhashes,
-						unsigned max)
-{
-	uint64_t	by_hashes = nhashes / THREADED_MIN_HASHES_PER_THREAD;
-
-	if (max > BLOOM_MAX_FINAL_THREADS)
-		max = BLOOM_MAX_FINAL_THREADS;
-	if (max <= 1 || geometry->bits < THREADED_MIN_BITS || by_hashes < 2)
-		return 1;
-	return by_hashes < max ? (unsigned) by_hashes : max;
-}
-
-size_t
-bloom_final_scratch_size(const bloom_geometry *geometry, uint64_t nhashes)
-{
-	size_t		scratch = bloom_set_scratch_size(geometry->bits);
-
-	return nhashes * geometry->k < scratch ? 0 : scratch;
-}
 
 bool
 bloom_final_uses_copies(const bloom_geometry *geometry, unsigned nthreads)
@@ -214,23 +178,6 @@ bloom_final_uses_copies(const bloom_geometry *geometry, unsigned nthreads)
 
 	return nthreads >= 2 && bytes <= COPY_MAX_BYTES &&
 		bytes * (nthreads - 1) <= COPIES_MAX_BYTES;
-}
-
-unsigned
-bloom_available_cpus(void)
-{
-	long		n = -1;
-
-#if defined(__linux__) && defined(CPU_COUNT)
-	cpu_set_t	mask;
-
-	/* a server pinned to some CPUs (taskset, a container's cpuset) */
-	if (sched_getaffinity(0, sizeof(mask), &mask) == 0)
-		n = CPU_COUNT(&mask);
-#endif
-	if (n < 1)
-		n = sysconf(_SC_NPROCESSORS_ONLN);
-	return n < 1 ? 1 : n > BLOOM_MAX_FINAL_THREADS ? BLOOM_MAX_FINAL_THREADS : (unsigned) n;
 }
 
 /* ---- the threads ----------------------------------------------------- */
@@ -319,7 +266,7 @@ claim(bloom_final_job *job, thread_state *ts)
 			}
 			ts->run = r;
 			ts->pos = job->claimed[r];
-			ts->end = ts->pos + (left < CLAIM_BLOCK ? left : CLAIM_BLOCK);
+			ts->end = ts->pos + (left < BLOOM_FINAL_CLAIM ? left : BLOOM_FINAL_CLAIM);
 			job->claimed[r] = ts->end;
 			got = true;
 		}
@@ -341,8 +288,8 @@ slice_bounds(const bloom_final_job *job, uint64_t c, unsigned s,
 
 	if (stripe_end > total)
 		stripe_end = total;
-	*from = s * job->stripe_len + c * SLICE;
-	*to = *from + SLICE;
+	*from = s * job->stripe_len + c * BLOOM_FINAL_SLICE;
+	*to = *from + BLOOM_FINAL_SLICE;
 	if (*to > stripe_end)
 		*to = stripe_end;
 	if (*from > *to)
@@ -394,13 +341,13 @@ fill_buckets(bloom_final_job *job, thread_state *ts)
 {
 	for (;;)
 	{
-		if (ts->stripe == STRIPES && !claim_stripes(job, ts))
+		if (ts->stripe == BLOOM_FINAL_STRIPES && !claim_stripes(job, ts))
 		{
 			ts->exhausted = true;
 			bloom_bucket_writer_flush(ts->writer);
 			return;
 		}
-		while (ts->stripe < STRIPES)
+		while (ts->stripe < BLOOM_FINAL_STRIPES)
 		{
 			uint64_t	from,
 						to;
@@ -426,7 +373,7 @@ fill_buckets(bloom_final_job *job, thread_state *ts)
 					return;
 				}
 			}
-			if (++ts->stripe < STRIPES)
+			if (++ts->stripe < BLOOM_FINAL_STRIPES)
 				slice_bounds(job, ts->claim, ts->stripe, &ts->next, &to);
 			if (__atomic_load_n(&job->bucket_full, __ATOMIC_RELAXED))
 			{
@@ -487,61 +434,6 @@ or_copies(bloom_final_job *job, unsigned id)
 		for (unsigned t = 1; t < job->nthreads; t++)
 			bloom_or_bytes(dst, job->threads[t].copy + from, n);
 	}
-}
-
-uint64_t *
-bloom_hash_run_starts(const bloom_hash_run *runs, size_t nruns)
-{
-	uint64_t   *start = malloc((nruns + 1) * sizeof(uint64_t));
-
-	if (start == NULL)
-		return NULL;
-	start[0] = 0;
-	for (size_t r = 0; r < nruns; r++)
-		start[r + 1] = start[r] + runs[r].n;
-	return start;
-}
-
-struct timespec
-bloom_deadline_after(unsigned timeout_ms)
-{
-	struct timespec deadline;
-
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += timeout_ms / 1000;
-	deadline.tv_nsec += (long) (timeout_ms % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L)
-	{
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
-	return deadline;
-}
-
-bloom_status
-bloom_hash_run_decode(const bloom_hash_run *run, bool (*go_on) (void *arg),
-					  void *arg)
-{
-	bloom_gaps_reader reader;
-
-	if (run->code == NULL)
-		return BLOOM_OK;
-	bloom_gaps_reader_init(&reader, run->code, run->code_len,
-						   bloom_gaps_rice_param(run->n));
-	for (size_t done = 0; done < run->n; done += BLOOM_DECODE_PART)
-	{
-		size_t		part = run->n - done;
-		bloom_status status;
-
-		if (go_on != NULL && !go_on(arg))
-			return BLOOM_ERR_CANCELLED;
-		if (part > BLOOM_DECODE_PART)
-			part = BLOOM_DECODE_PART;
-		status = bloom_gaps_reader_take(&reader, part, run->decode_into + done);
-		if (status != BLOOM_OK)
-			return status;
-	}
-	return bloom_gaps_reader_end(&reader);
 }
 
 /* bloom_hash_run_decode's go_on for a job's threads. */
@@ -705,10 +597,7 @@ thread_main(void *arg)
 #ifdef BLOOM_TRACE
 	ts->t_end = bloom_trace_ms();
 #endif
-	pthread_mutex_lock(&job->lock);
-	if (--job->running == 0)
-		pthread_cond_broadcast(&job->done_cond);
-	pthread_mutex_unlock(&job->lock);
+	bloom_barrier_leave(&job->barrier);
 	return NULL;
 }
 
@@ -728,7 +617,6 @@ free_job(bloom_final_job *job)
 	free(job->readable);
 	free(job->run_start);
 	pthread_cond_destroy(&job->decoded_cond);
-	pthread_cond_destroy(&job->done_cond);
 	bloom_barrier_destroy(&job->barrier);
 	pthread_mutex_destroy(&job->lock);
 	free(job);
@@ -736,9 +624,9 @@ free_job(bloom_final_job *job)
 
 /* Join the threads started so far, after telling them to leave. */
 static void
-abort_started(bloom_final_job *job)
+abort_started(bloom_final_job *job, unsigned started)
 {
-	bloom_barrier_open(&job->barrier, false);
+	bloom_barrier_open(&job->barrier, started, false);
 	for (unsigned t = 0; t < job->nthreads; t++)
 		if (job->threads[t].started)
 			pthread_join(job->threads[t].thread, NULL);
@@ -759,10 +647,9 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 					  size_t nruns, unsigned nthreads, bloom_final_way way)
 {
 	bloom_final_job *job;
-	pthread_condattr_t condattr;
 	size_t		scratch,
 				cap;
-	bloom_status status = BLOOM_OK;
+	unsigned	started = 0;
 
 	if (nthreads < 2 || nthreads > BLOOM_MAX_FINAL_THREADS)
 		return BLOOM_ERR_THREAD;
@@ -787,14 +674,9 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 	job->runs = runs;
 	job->nruns = nruns;
 	job->nthreads = nthreads;
-	job->running = nthreads;
 
 	pthread_mutex_init(&job->lock, NULL);
 	bloom_barrier_init(&job->barrier, &job->lock, nthreads);
-	pthread_condattr_init(&condattr);
-	pthread_condattr_setclock(&condattr, CLOCK_MONOTONIC);
-	pthread_cond_init(&job->done_cond, &condattr);
-	pthread_condattr_destroy(&condattr);
 	pthread_cond_init(&job->decoded_cond, NULL);
 
 	job->claimed = calloc(nruns > 0 ? nruns : 1, sizeof(size_t));
@@ -814,8 +696,9 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 			free_job(job);
 			return BLOOM_ERR_NO_MEMORY;
 		}
-		job->stripe_len = (job->run_start[nruns] + STRIPES - 1) / STRIPES;
-		job->nclaims = (job->stripe_len + SLICE - 1) / SLICE;
+		job->stripe_len = (job->run_start[nruns] + BLOOM_FINAL_STRIPES - 1) /
+			BLOOM_FINAL_STRIPES;
+		job->nclaims = (job->stripe_len + BLOOM_FINAL_SLICE - 1) / BLOOM_FINAL_SLICE;
 	}
 
 	for (unsigned t = 0; t < nthreads; t++)
@@ -824,7 +707,7 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 
 		ts->job = job;
 		ts->id = t;
-		ts->stripe = STRIPES;	/* no claim yet */
+		ts->stripe = BLOOM_FINAL_STRIPES;	/* no claim yet */
 		if (job->copies)
 		{
 			/* zeroed by its thread: the page faults are taken in parallel */
@@ -848,22 +731,21 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 								  job->nregions, job->shift, job->prepared.mod_d);
 	}
 
-	for (unsigned t = 0; t < nthreads && status == BLOOM_OK; t++)
+	for (; started < nthreads; started++)
 	{
-		if (!bloom_barrier_start_thread(&job->threads[t].thread, thread_main,
-										&job->threads[t]))
-			status = BLOOM_ERR_THREAD;
-		else
-			job->threads[t].started = true;
+		if (!bloom_barrier_start_thread(&job->threads[started].thread, thread_main,
+										&job->threads[started]))
+			break;
+		job->threads[started].started = true;
 	}
 
-	if (status != BLOOM_OK)
+	if (started < nthreads)
 	{
-		abort_started(job);
+		abort_started(job, started);
 		free_job(job);
-		return status;
+		return BLOOM_ERR_THREAD;
 	}
-	bloom_barrier_open(&job->barrier, true);
+	bloom_barrier_open(&job->barrier, nthreads, true);
 	*jobp = job;
 	return BLOOM_OK;
 }
@@ -871,16 +753,7 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 bool
 bloom_final_wait(bloom_final_job *job, unsigned timeout_ms)
 {
-	struct timespec deadline = bloom_deadline_after(timeout_ms);
-	bool		done;
-
-	pthread_mutex_lock(&job->lock);
-	while (job->running > 0)
-		if (pthread_cond_timedwait(&job->done_cond, &job->lock, &deadline) == ETIMEDOUT)
-			break;
-	done = job->running == 0;
-	pthread_mutex_unlock(&job->lock);
-	return done;
+	return bloom_barrier_wait_done(&job->barrier, timeout_ms);
 }
 
 void
@@ -904,177 +777,6 @@ bloom_final_finish(bloom_final_job *job)
 		job->completed ? BLOOM_OK : BLOOM_ERR_CANCELLED;
 	free_job(job);
 	return status;
-}
-
-bloom_status
-bloom_build_from_runs(uint8_t *filter, const bloom_geometry *geometry,
-					  const bloom_hash_run *runs, size_t nruns,
-					  unsigned nthreads)
-{
-	bloom_status status;
-
-	if (nthreads <= 1)
-	{
-		uint64_t	nhashes = 0;
-		size_t		scratch_size;
-		uint32_t   *scratch;
-
-		for (size_t r = 0; r < nruns; r++)
-			nhashes += runs[r].n;
-		scratch_size = bloom_final_scratch_size(geometry, nhashes);
-		scratch = scratch_size > 0 ?
-			bloom_malloc_huge(scratch_size * sizeof(uint32_t)) : NULL;
-
-		if (scratch_size > 0 && scratch == NULL)
-			return BLOOM_ERR_NO_MEMORY;
-		status = bloom_build_serially(filter, geometry, runs, nruns,
-									  scratch, scratch_size, NULL, NULL);
-		free(scratch);
-		return status;
-	}
-	return bloom_build_from_runs_way(filter, geometry, runs, nruns, nthreads,
-									 BLOOM_FINAL_WAY_CHOSEN);
-}
-
-/*
- * The serial build through buckets takes the hashes in the threaded
- * build's order, a slice of each of STRIPES stretches of all the runs at a
- * time, for the same reason: sorted runs would fill a few buckets first and
- * end every round early.  With no other thread to share claims with, each
- * stretch is read by a cursor of its own, so no index of the runs' starts
- * is allocated: a build left by longjmp holds no memory.
- */
-typedef struct stretch
-{
-	size_t		run;			/* where its next hash is */
-	size_t		pos;
-	uint64_t	left;			/* its hashes not yet set */
-} stretch;
-
-static void
-stretches_start(stretch *stretches, const bloom_hash_run *runs, size_t nruns)
-{
-	uint64_t	total = 0,
-				before = 0;		/* the hashes of the runs before run */
-	uint64_t	len;
-	size_t		run = 0;
-
-	for (size_t r = 0; r < nruns; r++)
-		total += runs[r].n;
-	len = (total + STRIPES - 1) / STRIPES;
-	for (unsigned s = 0; s < STRIPES; s++)
-	{
-		uint64_t	from = (uint64_t) s * len < total ? (uint64_t) s * len : total;
-		uint64_t	to = total - from > len ? from + len : total;
-
-		while (run < nruns && before + runs[run].n <= from)
-			before += runs[run++].n;
-		stretches[s] = (stretch) {run, (size_t) (from - before), to - from};
-	}
-}
-
-/* The next n hashes of a stretch (n at most what it has left), into set. */
-static void
-set_from_stretch(bloom_buffered_set *set, const bloom_hash_run *runs,
-				 stretch *st, uint64_t n)
-{
-	st->left -= n;
-	while (n > 0)
-	{
-		size_t		in_run = runs[st->run].n - st->pos;
-		size_t		take = n < in_run ? (size_t) n : in_run;
-
-		bloom_buffered_set_hashes(set, runs[st->run].hashes + st->pos, take);
-		st->pos += take;
-		n -= take;
-		if (st->pos == runs[st->run].n)
-		{
-			st->run++;
-			st->pos = 0;
-		}
-	}
-}
-
-bloom_status
-bloom_build_serially(uint8_t *filter, const bloom_geometry *geometry,
-					 const bloom_hash_run *runs, size_t nruns,
-					 uint32_t *scratch, size_t scratch_size,
-					 bool (*go_on) (void *arg), void *arg)
-{
-	bloom_prepared p;
-	bloom_buffered_set set;
-	stretch		stretches[STRIPES];
-	uint64_t	since_check = BLOOM_SERIAL_CHECK_BATCH;
-	bool		more = true;
-
-	memset(filter, 0, geometry->filter_bytes - 1);
-	for (size_t r = 0; r < nruns; r++)
-	{
-		bloom_status status = bloom_hash_run_decode(&runs[r], go_on, arg);
-
-		if (status != BLOOM_OK)
-			return status;
-	}
-	bloom_prepare(&p, geometry->bits, geometry->k);
-	filter[geometry->filter_bytes - 1] = (uint8_t) geometry->k;
-
-	if (!bloom_buffered_set_start(&set, &p, filter, scratch, scratch_size))
-	{
-		/* straight into the filter, a batch at a time */
-		for (size_t r = 0; r < nruns; r++)
-			for (size_t done = 0; done < runs[r].n; done += BLOOM_SERIAL_CHECK_BATCH)
-			{
-				size_t		batch = runs[r].n - done;
-
-				if (go_on != NULL && !go_on(arg))
-					return BLOOM_ERR_CANCELLED;
-				if (batch > BLOOM_SERIAL_CHECK_BATCH)
-					batch = BLOOM_SERIAL_CHECK_BATCH;
-				bloom_prepared_set_hashes(&p, filter, runs[r].hashes + done, batch);
-			}
-		return BLOOM_OK;
-	}
-
-	stretches_start(stretches, runs, nruns);
-	while (more)
-	{
-		more = false;
-		for (unsigned s = 0; s < STRIPES; s++)
-		{
-			uint64_t	n = stretches[s].left < SLICE ? stretches[s].left : SLICE;
-
-			if (n == 0)
-				continue;
-			if (since_check >= BLOOM_SERIAL_CHECK_BATCH && go_on != NULL)
-			{
-				if (!go_on(arg))
-					return BLOOM_ERR_CANCELLED;
-				since_check = 0;
-			}
-			set_from_stretch(&set, runs, &stretches[s], n);
-			since_check += n;
-			more = true;
-		}
-	}
-	bloom_buffered_set_finish(&set);
-	return BLOOM_OK;
-}
-
-bloom_status
-bloom_build_from_runs_way(uint8_t *filter, const bloom_geometry *geometry,
-						  const bloom_hash_run *runs, size_t nruns,
-						  unsigned nthreads, bloom_final_way way)
-{
-	bloom_final_job *job;
-	bloom_status status;
-
-	status = bloom_final_start_way(&job, filter, geometry, runs, nruns,
-								   nthreads, way);
-	if (status != BLOOM_OK)
-		return status;
-	while (!bloom_final_wait(job, 1000))
-		;
-	return bloom_final_finish(job);
 }
 
 #ifdef BLOOM_TRACE

@@ -31,13 +31,11 @@
  * hashes, whatever the number of threads.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE				/* CLOCK_MONOTONIC and pthreads under -std=c99 */
+#define _GNU_SOURCE				/* pthreads under -std=c99 */
 #endif
-#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "bloom_barrier.h"
 #include "bloom_flatten.h"
@@ -83,12 +81,10 @@ struct bloom_flatten_job
 
 	pthread_mutex_t lock;
 	bloom_barrier barrier;		/* waits on lock */
-	pthread_cond_t caller_cond; /* the step's threads all gone */
 	/* all below under lock */
 	size_t		next_run;		/* to decode */
 	size_t		next_bucket;	/* to sort */
 	bool		sized;			/* sorted, and the code's length known */
-	unsigned	running;		/* threads of the step under way */
 	bloom_status status;		/* the first failure */
 	bool		cancelled;		/* atomic builtins only */
 	flatten_thread threads[];
@@ -151,22 +147,34 @@ stop_with(bloom_flatten_job *job, bloom_status status)
 }
 
 /*
+ * The next of n items (runs, buckets) that the threads take in turn from
+ * the counter *next, under the lock: n when none is left, or when the job
+ * is cancelled.
+ */
+static size_t
+take_next(bloom_flatten_job *job, size_t *next, size_t n)
+{
+	size_t		i;
+
+	pthread_mutex_lock(&job->lock);
+	i = *next < n ? (*next)++ : n;
+	pthread_mutex_unlock(&job->lock);
+	return is_cancelled(job) ? n : i;
+}
+
+/*
  * Step 0: decode coded runs until none is left.  A failure stops the job; a
  * cancel, the run's decoding at its next part.
  */
 static void
 decode_runs(bloom_flatten_job *job)
 {
-	for (;;)
+	size_t		r;
+
+	while ((r = take_next(job, &job->next_run, job->nruns)) < job->nruns)
 	{
-		size_t		r;
 		bloom_status status;
 
-		pthread_mutex_lock(&job->lock);
-		r = job->next_run < job->nruns ? job->next_run++ : job->nruns;
-		pthread_mutex_unlock(&job->lock);
-		if (r == job->nruns || is_cancelled(job))
-			return;
 		status = bloom_hash_run_decode(&job->runs[r], not_cancelled, job);
 		if (status == BLOOM_ERR_CANCELLED)
 			return;
@@ -235,20 +243,13 @@ place_buckets(bloom_flatten_job *job)
 static void
 sort_buckets(bloom_flatten_job *job, flatten_thread *ts)
 {
-	for (;;)
-	{
-		size_t		b;
+	size_t		b;
 
-		pthread_mutex_lock(&job->lock);
-		b = job->next_bucket < job->nbuckets ? job->next_bucket++ : job->nbuckets;
-		pthread_mutex_unlock(&job->lock);
-		if (b == job->nbuckets || is_cancelled(job))
-			return;
+	while ((b = take_next(job, &job->next_bucket, job->nbuckets)) < job->nbuckets)
 		job->bucket_distinct[b] =
 			bloom_sort_bucket_unique(job->sorted + job->bucket_start[b],
 									 job->bucket_start[b + 1] - job->bucket_start[b],
 									 job->shift, ts->tmp, BLOOM_SORT_TMP_MIN);
-	}
 }
 
 /*
@@ -431,16 +432,6 @@ put_last_bytes(bloom_flatten_job *job)
 		job->out[pending_at] = pending;
 }
 
-/* Leave a step: the last thread out tells the caller. */
-static void
-leave_step(bloom_flatten_job *job)
-{
-	pthread_mutex_lock(&job->lock);
-	if (--job->running == 0)
-		pthread_cond_broadcast(&job->caller_cond);
-	pthread_mutex_unlock(&job->lock);
-}
-
 /* Steps 0 to 4. */
 static void *
 sort_main(void *arg)
@@ -474,7 +465,7 @@ sort_main(void *arg)
 		count_part_bits(job, ts);
 		(void) barrier(job, place_parts);
 	}
-	leave_step(job);
+	bloom_barrier_leave(&job->barrier);
 	return NULL;
 }
 
@@ -488,7 +479,7 @@ code_main(void *arg)
 	if (bloom_barrier_await_start(&job->barrier) && !is_cancelled(job) &&
 		!code_part(job, ts))
 		stop_with(job, BLOOM_ERR_NO_MEMORY);
-	leave_step(job);
+	bloom_barrier_leave(&job->barrier);
 	return NULL;
 }
 
@@ -504,7 +495,6 @@ free_job(bloom_flatten_job *job)
 	free(job->bucket_start);
 	free(job->bucket_distinct);
 	free(job->sorted);
-	pthread_cond_destroy(&job->caller_cond);
 	bloom_barrier_destroy(&job->barrier);
 	pthread_mutex_destroy(&job->lock);
 	free(job);
@@ -512,8 +502,8 @@ free_job(bloom_flatten_job *job)
 
 /*
  * Start a step's threads, one a part, each held at the gate until it opens.
- * The number started, which the step waits for: those not started have no
- * thread to join.
+ * The number started, which the gate is to be opened with: those not
+ * started have no thread to join.
  */
 static unsigned
 start_threads(bloom_flatten_job *job, void *(*main) (void *))
@@ -530,8 +520,6 @@ start_threads(bloom_flatten_job *job, void *(*main) (void *))
 		job->threads[t].started = true;
 		started++;
 	}
-	/* none leaves before the gate opens, which takes the lock */
-	job->running = started;
 	return started;
 }
 
@@ -551,8 +539,7 @@ bloom_flatten_start(bloom_flatten_job **jobp, const bloom_hash_run *runs,
 					size_t nruns, unsigned nthreads)
 {
 	bloom_flatten_job *job;
-	pthread_condattr_t condattr;
-	bool		all_started;
+	unsigned	started;
 
 	if (nthreads < 2 || nthreads > BLOOM_MAX_FINAL_THREADS)
 		return BLOOM_ERR_THREAD;
@@ -566,10 +553,6 @@ bloom_flatten_start(bloom_flatten_job **jobp, const bloom_hash_run *runs,
 	job->joined = true;
 	pthread_mutex_init(&job->lock, NULL);
 	bloom_barrier_init(&job->barrier, &job->lock, nthreads);
-	pthread_condattr_init(&condattr);
-	pthread_condattr_setclock(&condattr, CLOCK_MONOTONIC);
-	pthread_cond_init(&job->caller_cond, &condattr);
-	pthread_condattr_destroy(&condattr);
 
 	job->run_start = bloom_hash_run_starts(runs, nruns);
 	if (job->run_start == NULL)
@@ -603,9 +586,9 @@ bloom_flatten_start(bloom_flatten_job **jobp, const bloom_hash_run *runs,
 	}
 
 	/* the sort's barriers need every thread: all or none */
-	all_started = start_threads(job, sort_main) == nthreads;
-	bloom_barrier_open(&job->barrier, all_started);
-	if (!all_started)
+	started = start_threads(job, sort_main);
+	bloom_barrier_open(&job->barrier, started, started == nthreads);
+	if (started < nthreads)
 	{
 		join_threads(job);
 		free_job(job);
@@ -618,16 +601,7 @@ bloom_flatten_start(bloom_flatten_job **jobp, const bloom_hash_run *runs,
 bool
 bloom_flatten_wait(bloom_flatten_job *job, unsigned timeout_ms)
 {
-	struct timespec deadline = bloom_deadline_after(timeout_ms);
-	bool		done;
-
-	pthread_mutex_lock(&job->lock);
-	while (job->running > 0)
-		if (pthread_cond_timedwait(&job->caller_cond, &job->lock, &deadline) == ETIMEDOUT)
-			break;
-	done = job->running == 0;
-	pthread_mutex_unlock(&job->lock);
-	return done;
+	return bloom_barrier_wait_done(&job->barrier, timeout_ms);
 }
 
 void
@@ -656,7 +630,7 @@ bloom_flatten_code(bloom_flatten_job *job, uint8_t *out)
 	job->out = out;
 	job->code_given = true;
 	started = start_threads(job, code_main);
-	bloom_barrier_open(&job->barrier, true);
+	bloom_barrier_open(&job->barrier, started, true);
 	/* the parts no thread took: here, as the threads would */
 	for (unsigned t = started; t < job->nthreads; t++)
 		if (!is_cancelled(job) && !code_part(job, &job->threads[t]))

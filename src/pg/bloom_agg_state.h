@@ -121,7 +121,7 @@ typedef struct BloomAggState
 	/*
 	 * Or a large state's hashes sorted on threads, their code to come
 	 * straight into the memory the flat form is to be in, while nkeys holds
-	 * (bloom_agg_state.c: prepare_flat).
+	 * (bloom_agg_flat.c: prepare_flat).
 	 */
 	struct
 	{
@@ -157,7 +157,10 @@ typedef struct BloomAggStateView
 extern BloomAggState *bloom_agg_state_create(MemoryContext aggcontext,
 											 int32 bits_per_key);
 
-/* The methods that mark an expanded object as one of our states. */
+/*
+ * The methods that mark an expanded object as one of our states: its flat
+ * form's (bloom_agg_flat.c).
+ */
 extern const ExpandedObjectMethods bloom_agg_state_methods;
 
 /*
@@ -206,6 +209,62 @@ extern void bloom_agg_state_absorb(BloomAggState *state, Datum other);
 /* Add a parallel worker's handed-off hashes, read where they lie. */
 extern void bloom_agg_state_absorb_shared(BloomAggState *state,
 										  const BloomHandoffHashes *shared);
+
+/*
+ * For the files of the expanded state (bloom_agg_state.c, bloom_agg_runs.c,
+ * bloom_agg_flat.c, bloom_agg_state_io.c): its blocks of hashes.
+ */
+
+/*
+ * A block's header, the block in the state's own memory
+ * (bloom_agg_new_buffer_chunk then marks one it made in shared memory).
+ */
+extern void bloom_agg_block_init(BloomAggChunk *block, uint64 nhashes,
+								 uint64 capacity, bool sorted, bool coded,
+								 Size code_len);
+
+/*
+ * A chunk of the buffer: in the query's shared memory when the state is a
+ * worker's plain one, the chunk is of a size only a state that is handed
+ * off reaches, and there is room (to be handed off where it lies); else in
+ * the state's memory.
+ */
+extern BloomAggChunk *bloom_agg_new_buffer_chunk(BloomAggState *state,
+												 uint64 capacity);
+
+/* Free a chunk or run, wherever it was made. */
+extern void bloom_agg_free_block(BloomAggState *state, BloomAggChunk *block);
+
+/*
+ * A run's hashes as the final and the sort take them: a coded run's code,
+ * to be decoded into decode_into (which may be NULL if the caller decodes
+ * it elsewhere).
+ */
+extern void bloom_agg_block_as_hash_run(const BloomAggRun *run,
+										bloom_hash_run *out,
+										uint32 *decode_into);
+
+/*
+ * Every block of hashes a state holds, as the final, a flatten and a
+ * hand-off take them: its runs, the chunks of its buffer that hold any and
+ * the blocks it reads where they lie; *nblocks of them, allocated in cxt.
+ * With rooms, a coded run gets room in cxt to be decoded into (freed by
+ * bloom_free_hashes); without, its decode_into is NULL, for a caller that
+ * decodes it elsewhere or takes no coded run.
+ */
+extern bloom_hash_run *bloom_agg_state_blocks(const BloomAggState *state,
+											  MemoryContext cxt, bool rooms,
+											  int *nblocks);
+
+/* Free bloom_agg_state_blocks' array and the rooms it made. */
+extern void bloom_agg_free_state_blocks(bloom_hash_run *blocks, int nblocks);
+
+/* Every hash a state holds: its runs', its buffer's and shared ones. */
+static inline uint64
+bloom_agg_state_hashes(const BloomAggState *state)
+{
+	return state->nrun_hashes + state->nbuffered + state->nshared_hashes;
+}
 
 BLOOM_END_PRIVATE
 

@@ -21,7 +21,9 @@
 #include "storage/ipc.h"
 #include "utils/memutils.h"
 
+#include "bloom_build.h"
 #include "bloom_final.h"
+#include "bloom_flatten.h"
 #include "bloom_pg.h"
 #include "bloom_trace_pg.h"
 
@@ -76,15 +78,44 @@ build_serially(uint8 *filter, const bloom_geometry *geometry,
 		MemoryContextDelete(scratch_context);
 }
 
+/* A job on the core's threads, of either kind. */
+typedef struct ThreadsJob
+{
+	BloomThreadsKind kind;
+	void	   *job;
+} ThreadsJob;
+
 /* On an error or the backend's exit while the threads run: stop and join them. */
 static void
-stop_final_threads(int code, Datum arg)
+stop_threads(int code, Datum arg)
 {
-	bloom_final_job *job = (bloom_final_job *) DatumGetPointer(arg);
+	const ThreadsJob *threads = (const ThreadsJob *) DatumGetPointer(arg);
 
 	(void) code;
-	bloom_final_cancel(job);
-	(void) bloom_final_finish(job);
+	if (threads->kind == BLOOM_THREADS_FLATTEN)
+	{
+		bloom_flatten_cancel(threads->job);
+		(void) bloom_flatten_finish(threads->job);
+	}
+	else
+	{
+		bloom_final_cancel(threads->job);
+		(void) bloom_final_finish(threads->job);
+	}
+}
+
+void
+bloom_wait_for_threads(BloomThreadsKind kind, void *job)
+{
+	ThreadsJob	threads = {kind, job};
+
+	PG_ENSURE_ERROR_CLEANUP(stop_threads, PointerGetDatum(&threads));
+	{
+		while (!(kind == BLOOM_THREADS_FLATTEN ?
+				 bloom_flatten_wait(job, WAIT_MS) : bloom_final_wait(job, WAIT_MS)))
+			CHECK_FOR_INTERRUPTS();
+	}
+	PG_END_ENSURE_ERROR_CLEANUP(stop_threads, PointerGetDatum(&threads));
 }
 
 void
@@ -120,12 +151,7 @@ bloom_build_filter_from_runs(uint8 *filter, const bloom_geometry *geometry,
 		return;
 	}
 
-	PG_ENSURE_ERROR_CLEANUP(stop_final_threads, PointerGetDatum(job));
-	{
-		while (!bloom_final_wait(job, WAIT_MS))
-			CHECK_FOR_INTERRUPTS();
-	}
-	PG_END_ENSURE_ERROR_CLEANUP(stop_final_threads, PointerGetDatum(job));
+	bloom_wait_for_threads(BLOOM_THREADS_FINAL, job);
 #ifdef BLOOM_TRACE
 	{
 		char		summary[256];

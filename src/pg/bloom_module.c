@@ -17,6 +17,7 @@ BLOOM_SERVER_HEADERS_BEGIN
 BLOOM_SERVER_HEADERS_END
 
 #include "bloom_agg_handoff.h"
+#include "bloom_build.h"
 #include "bloom_final.h"
 #include "bloom_pg.h"
 

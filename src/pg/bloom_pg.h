@@ -149,6 +149,22 @@ extern void bloom_build_filter_from_runs(uint8 *filter,
 										 const struct bloom_hash_run *runs,
 										 int nruns, uint64 nhashes);
 
+/* The kinds of job the core runs on threads of its own. */
+typedef enum BloomThreadsKind
+{
+	BLOOM_THREADS_FINAL,		/* a bloom_final_job (bloom_final.h) */
+	BLOOM_THREADS_FLATTEN		/* a bloom_flatten_job (bloom_flatten.h) */
+} BloomThreadsKind;
+
+/*
+ * Wait for a job's threads (those of its step under way), a short while at
+ * a time, checking for interrupts in between.  A cancel, any error and the
+ * backend's exit (a FATAL error, such as a terminated parallel worker's,
+ * exits without unwinding) stop the job and join its threads, which ends
+ * it, before they go on: no thread outlives what it reads.
+ */
+extern void bloom_wait_for_threads(BloomThreadsKind kind, void *job);
+
 BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_PG_H */

@@ -13,7 +13,7 @@
 extern "C"
 {
 #include "bloom_core.h"
-#include "bloom_final.h"
+#include "bloom_build.h"
 #include "bloom_keys.h"
 #include "../unit/vectors.h"
 }

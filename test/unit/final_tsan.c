@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bloom_build.h"
 #include "bloom_final.h"
 #include "bloom_flatten.h"
 #include "bloom_gaps.h"

@@ -19,6 +19,7 @@
 #include "bloom_core.h"
 #include "bloom_setops.h"
 #include "bloom_state.h"
+#include "bloom_build.h"
 #include "bloom_final.h"
 #include "bloom_flatten.h"
 #include "bloom_gaps.h"
