@@ -17,7 +17,6 @@
 #include "bloom_pg.h"
 #include "bloom_trace_pg.h"
 
-PG_FUNCTION_INFO_V1(bloom_agg_transfn);
 PG_FUNCTION_INFO_V1(bloom_agg_combinefn);
 PG_FUNCTION_INFO_V1(bloom_agg_finalfn);
 
@@ -133,21 +132,7 @@ agg_transfn(FunctionCallInfo fcinfo,
 	PG_RETURN_DATUM(EOHPGetRWDatum(&state->hdr));
 }
 
-/* text and bytea keys */
-Datum
-bloom_agg_transfn(PG_FUNCTION_ARGS)
-{
-	return agg_transfn(fcinfo, bloom_varlena_arg_hash);
-}
-
-#define DEFINE_AGG_TRANSFN(suffix) \
-PG_FUNCTION_INFO_V1(bloom_agg_transfn_##suffix); \
-Datum \
-bloom_agg_transfn_##suffix(PG_FUNCTION_ARGS) \
-{ \
-	return agg_transfn(fcinfo, bloom_##suffix##_arg_hash); \
-}
-BLOOM_TYPED_KEYS(DEFINE_AGG_TRANSFN)
+BLOOM_KEY_ENTRY_POINTS(bloom_agg_transfn, agg_transfn)
 
 /*
  * bloom_agg_combinefn(state, state): the keys of both.  The second input is

@@ -13,7 +13,6 @@
 #include "bloom_pg.h"
 #include "bloom_setops.h"
 
-PG_FUNCTION_INFO_V1(bloom_add);
 PG_FUNCTION_INFO_V1(bloom_union);
 PG_FUNCTION_INFO_V1(bloom_intersect);
 PG_FUNCTION_INFO_V1(bloom_union_agg_transfn);
@@ -54,7 +53,7 @@ check_same_geometry(const bytea *a, const bytea *b, const char *funcname)
  * filter is usually the same stored value row after row, so it is read
  * through the cache.
  */
-static pg_attribute_always_inline bytea *
+static pg_attribute_always_inline Datum
 add_key(FunctionCallInfo fcinfo,
 		uint32 (*key_hash) (FunctionCallInfo fcinfo, int argno))
 {
@@ -65,24 +64,10 @@ add_key(FunctionCallInfo fcinfo,
 
 	bloom_set_hash(bytes, (uint64) (len - 1) * 8, bytes[len - 1],
 				   key_hash(fcinfo, 1));
-	return result;
+	PG_RETURN_BYTEA_P(result);
 }
 
-/* text and bytea keys */
-Datum
-bloom_add(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_BYTEA_P(add_key(fcinfo, bloom_varlena_arg_hash));
-}
-
-#define DEFINE_ADD(suffix) \
-PG_FUNCTION_INFO_V1(bloom_add_##suffix); \
-Datum \
-bloom_add_##suffix(PG_FUNCTION_ARGS) \
-{ \
-	PG_RETURN_BYTEA_P(add_key(fcinfo, bloom_##suffix##_arg_hash)); \
-}
-BLOOM_TYPED_KEYS(DEFINE_ADD)
+BLOOM_KEY_ENTRY_POINTS(bloom_add, add_key)
 
 typedef void (*bits_op) (uint8_t *dst, const uint8_t *src, size_t len);
 

@@ -86,10 +86,27 @@ bloom_uuid_arg_hash(FunctionCallInfo fcinfo, int argno)
 }
 
 /*
- * X(suffix) for each typed key: the C entry points of a function that
- * takes them are named by suffix, and hash with bloom_<suffix>_arg_hash.
- * (text and bytea share the unsuffixed entry points of 1.0.)
+ * The C entry point of a function over keys of one type: it returns
+ * impl(fcinfo, bloom_<type>_arg_hash), impl's Datum.
  */
-#define BLOOM_TYPED_KEYS(X) X(int2) X(int4) X(int8) X(uuid)
+#define BLOOM_KEY_ENTRY(entry, impl, type) \
+PG_FUNCTION_INFO_V1(entry); \
+Datum \
+entry(PG_FUNCTION_ARGS) \
+{ \
+	return impl(fcinfo, bloom_##type##_arg_hash); \
+}
+
+/*
+ * Every C entry point of a function over keys: name for text and bytea
+ * keys (1.0's, which both share: either key is its bytes), and
+ * name_<suffix> for each typed key, hashed by bloom_<suffix>_arg_hash.
+ */
+#define BLOOM_KEY_ENTRY_POINTS(name, impl) \
+	BLOOM_KEY_ENTRY(name, impl, varlena) \
+	BLOOM_KEY_ENTRY(name##_int2, impl, int2) \
+	BLOOM_KEY_ENTRY(name##_int4, impl, int4) \
+	BLOOM_KEY_ENTRY(name##_int8, impl, int8) \
+	BLOOM_KEY_ENTRY(name##_uuid, impl, uuid)
 
 #endif							/* BLOOM_KEY_ARG_H */

@@ -28,34 +28,21 @@ may_contain(FunctionCallInfo fcinfo, int filter_argno, int key_argno,
 									  key_hash(fcinfo, key_argno));
 }
 
-/* text or bytea key <~ filter: text and bytea keys are both their bytes */
-PG_FUNCTION_INFO_V1(bloom_key_may_match);
-Datum
-bloom_key_may_match(PG_FUNCTION_ARGS)
+/* key <~ filter */
+static pg_attribute_always_inline Datum
+key_may_match(FunctionCallInfo fcinfo,
+			  uint32 (*key_hash) (FunctionCallInfo fcinfo, int argno))
 {
-	PG_RETURN_BOOL(may_contain(fcinfo, 1, 0, bloom_varlena_arg_hash));
+	PG_RETURN_BOOL(may_contain(fcinfo, 1, 0, key_hash));
 }
 
-/* filter ~> text or bytea key */
-PG_FUNCTION_INFO_V1(bloom_filter_may_contain);
-Datum
-bloom_filter_may_contain(PG_FUNCTION_ARGS)
+/* filter ~> key */
+static pg_attribute_always_inline Datum
+filter_may_contain(FunctionCallInfo fcinfo,
+				   uint32 (*key_hash) (FunctionCallInfo fcinfo, int argno))
 {
-	PG_RETURN_BOOL(may_contain(fcinfo, 0, 1, bloom_varlena_arg_hash));
+	PG_RETURN_BOOL(may_contain(fcinfo, 0, 1, key_hash));
 }
 
-/* key <~ filter and filter ~> key for each typed key */
-#define DEFINE_MAY_CONTAIN(suffix) \
-PG_FUNCTION_INFO_V1(bloom_key_may_match_##suffix); \
-Datum \
-bloom_key_may_match_##suffix(PG_FUNCTION_ARGS) \
-{ \
-	PG_RETURN_BOOL(may_contain(fcinfo, 1, 0, bloom_##suffix##_arg_hash)); \
-} \
-PG_FUNCTION_INFO_V1(bloom_filter_may_contain_##suffix); \
-Datum \
-bloom_filter_may_contain_##suffix(PG_FUNCTION_ARGS) \
-{ \
-	PG_RETURN_BOOL(may_contain(fcinfo, 0, 1, bloom_##suffix##_arg_hash)); \
-}
-BLOOM_TYPED_KEYS(DEFINE_MAY_CONTAIN)
+BLOOM_KEY_ENTRY_POINTS(bloom_key_may_match, key_may_match)
+BLOOM_KEY_ENTRY_POINTS(bloom_filter_may_contain, filter_may_contain)

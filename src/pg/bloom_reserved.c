@@ -21,19 +21,24 @@
 
 PG_FUNCTION_INFO_V1(bloom_empty);
 PG_FUNCTION_INFO_V1(bloom_add_array);
-PG_FUNCTION_INFO_V1(bloom_agg_fixed_transfn);
+
+/* The geometry of expected_keys keys at bits_per_key, both checked. */
+static void
+reserved_geometry(int64 expected_keys, int32 bits_per_key,
+				  bloom_geometry *geometry)
+{
+	bloom_check_key_count("expected_keys", expected_keys);
+	bloom_check_bits_per_key(bits_per_key);
+	bloom_value_geometry((uint64) expected_keys, bits_per_key, geometry);
+}
 
 /* bloom_empty(expected_keys, bits_per_key): no key yet, the geometry of expected_keys. */
 Datum
 bloom_empty(PG_FUNCTION_ARGS)
 {
-	int64		expected_keys = PG_GETARG_INT64(0);
-	int32		bits_per_key = PG_GETARG_INT32(1);
 	bloom_geometry geometry;
 
-	bloom_check_key_count("expected_keys", expected_keys);
-	bloom_check_bits_per_key(bits_per_key);
-	bloom_value_geometry((uint64) expected_keys, bits_per_key, &geometry);
+	reserved_geometry(PG_GETARG_INT64(0), PG_GETARG_INT32(1), &geometry);
 	PG_RETURN_BYTEA_P(bloom_new_empty_filter(&geometry));
 }
 
@@ -131,9 +136,7 @@ fixed_geometry(FunctionCallInfo fcinfo, int32 bits_per_key, int64 expected_keys)
 		cache->expected_keys == expected_keys)
 		return cache;
 
-	bloom_check_key_count("expected_keys", expected_keys);
-	bloom_check_bits_per_key(bits_per_key);
-	bloom_value_geometry((uint64) expected_keys, bits_per_key, &geometry);
+	reserved_geometry(expected_keys, bits_per_key, &geometry);
 	if (cache == NULL)
 	{
 		cache = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(FixedAggCache));
@@ -247,18 +250,4 @@ fixed_transfn(FunctionCallInfo fcinfo,
 	PG_RETURN_BYTEA_P(state);
 }
 
-/* text and bytea keys */
-Datum
-bloom_agg_fixed_transfn(PG_FUNCTION_ARGS)
-{
-	return fixed_transfn(fcinfo, bloom_varlena_arg_hash);
-}
-
-#define DEFINE_FIXED_TRANSFN(suffix) \
-PG_FUNCTION_INFO_V1(bloom_agg_fixed_transfn_##suffix); \
-Datum \
-bloom_agg_fixed_transfn_##suffix(PG_FUNCTION_ARGS) \
-{ \
-	return fixed_transfn(fcinfo, bloom_##suffix##_arg_hash); \
-}
-BLOOM_TYPED_KEYS(DEFINE_FIXED_TRANSFN)
+BLOOM_KEY_ENTRY_POINTS(bloom_agg_fixed_transfn, fixed_transfn)
