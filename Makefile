@@ -154,36 +154,36 @@ unittest-s390x: test/unit/test_core_s390x
 test/stats/stats_accuracy: test/stats/stats_accuracy.c $(CORE_SRCS) $(CORE_HDRS)
 	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ test/stats/stats_accuracy.c $(CORE_SRCS) -lm -pthread
 
-tools/gaps_bench: tools/gaps_bench.c $(CORE_SRCS) $(CORE_HDRS)
-	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ tools/gaps_bench.c $(CORE_SRCS) -lm -pthread
+bench/micro/gaps_bench: bench/micro/gaps_bench.c $(CORE_SRCS) $(CORE_HDRS)
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ bench/micro/gaps_bench.c $(CORE_SRCS) -lm -pthread
 
-gaps-bench: tools/gaps_bench
-	tools/gaps_bench
+gaps-bench: bench/micro/gaps_bench
+	bench/micro/gaps_bench
 
-tools/set_bench: tools/set_bench.c $(CORE_SRCS) $(CORE_HDRS)
-	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ tools/set_bench.c $(CORE_SRCS) -lm -pthread
+bench/micro/set_bench: bench/micro/set_bench.c $(CORE_SRCS) $(CORE_HDRS)
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ bench/micro/set_bench.c $(CORE_SRCS) -lm -pthread
 
-set-bench: tools/set_bench
-	tools/set_bench
+set-bench: bench/micro/set_bench
+	bench/micro/set_bench
 
 # What first touching memory costs on the machine it runs on (doc/performance.md).
-tools/fault_cost: tools/fault_cost.c
-	$(TEST_CC) $(TEST_CFLAGS) -o $@ tools/fault_cost.c
+bench/micro/fault_cost: bench/micro/fault_cost.c
+	$(TEST_CC) $(TEST_CFLAGS) -o $@ bench/micro/fault_cost.c
 
-fault-cost: tools/fault_cost
-	tools/fault_cost
+fault-cost: bench/micro/fault_cost
+	bench/micro/fault_cost
 
-tools/scheme_table: tools/scheme_table.c $(CORE_SRCS) $(CORE_HDRS)
-	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ tools/scheme_table.c $(CORE_SRCS) -lm -pthread
+bench/micro/scheme_table: bench/micro/scheme_table.c $(CORE_SRCS) $(CORE_HDRS)
+	$(TEST_CC) $(TEST_CFLAGS) -Isrc/core -o $@ bench/micro/scheme_table.c $(CORE_SRCS) -lm -pthread
 
-statstest: test/stats/stats_accuracy tools/scheme_table
-	tools/scheme_table --check 4 10 20
+statstest: test/stats/stats_accuracy bench/micro/scheme_table
+	bench/micro/scheme_table --check 4 10 20
 	test/stats/stats_accuracy
 
 # Remake src/core/bloom_scheme_table.c (about 20 s); it changes only when
 # the scheme, the measuring or the table's shape does.
-scheme-table: tools/scheme_table
-	tools/scheme_table > src/core/bloom_scheme_table.c.new
+scheme-table: bench/micro/scheme_table
+	bench/micro/scheme_table > src/core/bloom_scheme_table.c.new
 	mv src/core/bloom_scheme_table.c.new src/core/bloom_scheme_table.c
 
 # PGXN: the committed tree (DIST_REF) as bloomfilter-VERSION.zip, VERSION
@@ -197,4 +197,4 @@ dist:
 
 .PHONY: unittest leveldbtest unittest-sanitize unittest-tsan gaps-bench set-bench fault-cost unittest-s390x dist statstest scheme-table
 
-EXTRA_CLEAN = test/stats/stats_accuracy tools/scheme_table test/unit/test_core test/unit/test_core_sanitize test/unit/test_core_s390x bloomfilter-*.zip test/unit/vectors2tsv test/leveldb/leveldb_diff test/leveldb/obj test/fuzz/build bench/core_bench bench/obj tools/fault_cost
+EXTRA_CLEAN = test/stats/stats_accuracy bench/micro/scheme_table test/unit/test_core test/unit/test_core_sanitize test/unit/test_core_s390x bloomfilter-*.zip test/unit/vectors2tsv test/leveldb/leveldb_diff test/leveldb/obj test/fuzz/build bench/core_bench bench/obj bench/micro/fault_cost

@@ -516,12 +516,12 @@ host_suite() {
 
 	# Every way the final sets bits, one run in random order and sorted runs
 	# as workers send them, filters large enough for buckets: the same bytes.
-	stage "the final's ways of setting bits, the same bytes (tools/set_bench)"
-	if "${MAKE[@]}" tools/set_bench >"$LOGDIR/set-bench-build.log" 2>&1; then
+	stage "the final's ways of setting bits, the same bytes (bench/micro/set_bench)"
+	if "${MAKE[@]}" bench/micro/set_bench >"$LOGDIR/set-bench-build.log" 2>&1; then
 		run_suite "set-bench smoke" set-bench "$LOGDIR/set-bench.log" \
-			tools/set_bench --keys 4000000 --threads 3 --rounds 2
+			bench/micro/set_bench --keys 4000000 --threads 3 --rounds 2
 		run_suite "set-bench smoke, sorted runs" set-bench "$LOGDIR/set-bench-sorted.log" \
-			tools/set_bench --keys 4000000 --threads 3 --rounds 2 --sorted-runs 7
+			bench/micro/set_bench --keys 4000000 --threads 3 --rounds 2 --sorted-runs 7
 	else
 		cat "$LOGDIR/set-bench-build.log"
 		record "set-bench smoke" 0 1 "FAILED to build (see set-bench-build.log)"
@@ -543,8 +543,8 @@ host_suite() {
 	# The rates and key counts users read, against real keys (about 30 s),
 	# and the checked-in table of rates against the program that made it.
 	stage "statistics against measurement (make statstest)"
-	if "${MAKE[@]}" tools/scheme_table test/stats/stats_accuracy >"$LOGDIR/stats-build.log" 2>&1; then
-		run_suite "scheme table" scheme-table "$LOGDIR/scheme-table.log" tools/scheme_table --check 4 10 20
+	if "${MAKE[@]}" bench/micro/scheme_table test/stats/stats_accuracy >"$LOGDIR/stats-build.log" 2>&1; then
+		run_suite "scheme table" scheme-table "$LOGDIR/scheme-table.log" bench/micro/scheme_table --check 4 10 20
 		run_suite "stats accuracy" stats "$LOGDIR/stats.log" test/stats/stats_accuracy
 	else
 		cat "$LOGDIR/stats-build.log"

@@ -1,6 +1,6 @@
 /*
  * bloom_scheme_table.c
- *		MADE BY tools/scheme_table.c (make scheme-table): do not edit.
+ *		MADE BY bench/micro/scheme_table.c (make scheme-table): do not edit.
  *
  * The false-positive rate LevelDB's probe scheme gives, measured by
  * bloom_scheme_expected_fpr with 16777216 probes, for bits_per_key 1..20

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # doc/fpr.png: the false-positive rate LevelDB's probe scheme gives, by
 # bits_per_key, against the ideal filter's formula.  Lines: the table
-# tools/scheme_table.c measured (10^4, 10^6 and 10^7 keys); points: real
+# bench/micro/scheme_table.c measured (10^4, 10^6 and 10^7 keys); points: real
 # md5-like keys measured by test/stats/stats_accuracy at 10^6 keys.
 # Needs gnuplot (Debian: gnuplot-nox).
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 command -v gnuplot >/dev/null || { echo "plot_fpr: needs gnuplot (apt-get install gnuplot-nox)" >&2; exit 1; }
-make -s tools/scheme_table test/stats/stats_accuracy
+make -s bench/micro/scheme_table test/stats/stats_accuracy
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tools/scheme_table --plot-data >"$tmp/table"
+bench/micro/scheme_table --plot-data >"$tmp/table"
 test/stats/stats_accuracy --quick |
 	sed -nE 's/^case keys=1000000 bpk=([0-9]+) .* measured=([0-9.e-]+) .*/\1 \2/p' >"$tmp/real"
 gnuplot <<GP

@@ -10,7 +10,7 @@
  *		counts up to 10^6 and compare them with the compiled-in table;
  *		ends with "scheme-table: N passed, N failed"
  *	scheme_table --plot-data                        the compiled-in table
- *		beside the ideal rate, one line a bits_per_key (tools/plot_fpr.sh)
+ *		beside the ideal rate, one line a bits_per_key (bench/micro/plot_fpr.sh)
  *
  * The streams are fixed and the arithmetic is integer until the last
  * division, so the same program prints the same table on every machine.
@@ -117,7 +117,7 @@ main(int argc, char **argv)
 
 	printf("/*\n"
 		   " * bloom_scheme_table.c\n"
-		   " *\t\tMADE BY tools/scheme_table.c (make scheme-table): do not edit.\n"
+		   " *\t\tMADE BY bench/micro/scheme_table.c (make scheme-table): do not edit.\n"
 		   " *\n"
 		   " * The false-positive rate LevelDB's probe scheme gives, measured by\n"
 		   " * bloom_scheme_expected_fpr with %llu probes, for bits_per_key 1..%d\n"

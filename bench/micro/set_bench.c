@@ -11,7 +11,7 @@
  *		threaded way bloom_final_uses_copies chooses.  Every way's bytes are
  *		checked against the first's.
  *
- *	 tools/set_bench [--keys N] [--bpk B] [--threads T] [--rounds R] [--ways LIST]
+ *	 bench/micro/set_bench [--keys N] [--bpk B] [--threads T] [--rounds R] [--ways LIST]
  *					 [--sorted-runs S]
  *
  * --ways times only the ways listed by number (1 to 4, as printed, e.g.

@@ -1,11 +1,12 @@
 /*
- * tools/fault_cost.c -- what first touching memory costs on the machine it
- * runs on: 64 MB mapped anew and written a byte a page, on 4 kB pages and on
- * transparent huge pages (MADV_HUGEPAGE), 3 times each; then the same bytes
- * written again, already faulted in.  bloom_agg touches fresh memory in
- * proportion to its keys (the hashes, the filter, the scratch), which
- * count(k) does not: on a virtual machine whose page faults are slow, that
- * is a large part of the difference (doc/performance.md, doc/internals.md).
+ * bench/micro/fault_cost.c -- what first touching memory costs on the
+ * machine it runs on: 64 MB mapped anew and written a byte a page, on 4 kB
+ * pages and on transparent huge pages (MADV_HUGEPAGE), 3 times each; then
+ * the same bytes written again, already faulted in.  bloom_agg touches
+ * fresh memory in proportion to its keys (the hashes, the filter, the
+ * scratch), which count(k) does not: on a virtual machine whose page faults
+ * are slow, that is a large part of the difference (doc/performance.md,
+ * doc/internals.md).
  *
  *	make fault-cost
  */
