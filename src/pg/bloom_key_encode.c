@@ -375,32 +375,33 @@ append_numeric(StringInfo buf, Datum value)
 	pfree(s);
 }
 
+/*
+ * float4 (single) and float8: "=" holds every NaN equal, and -0 equal to
+ * 0, so each is one key; any other value is its own bits, big-endian, in
+ * its type's width.  A float4 comes as the float8 it converts to exactly.
+ */
 static void
-append_float4(StringInfo buf, float4 f)
-{
-	uint32		bits;
-
-	if (isnan(f))
-		bits = FLOAT4_KEY_NAN;
-	else if (f == 0)
-		bits = 0;				/* -0 = 0 */
-	else
-		memcpy(&bits, &f, sizeof(bits));
-	append_be32(buf, bits);
-}
-
-static void
-append_float8(StringInfo buf, float8 f)
+append_float(StringInfo buf, float8 f, bool single)
 {
 	uint64		bits;
 
 	if (isnan(f))
-		bits = FLOAT8_KEY_NAN;
+		bits = single ? FLOAT4_KEY_NAN : FLOAT8_KEY_NAN;
 	else if (f == 0)
-		bits = 0;
+		bits = 0;				/* -0 = 0 */
+	else if (single)
+	{
+		float4		f4 = (float4) f;
+		uint32		bits4;
+
+		memcpy(&bits4, &f4, sizeof(bits4));
+		bits = bits4;
+	}
 	else
 		memcpy(&bits, &f, sizeof(bits));
-	append_be64(buf, bits);
+	if (!single)
+		append_be32(buf, (uint32) (bits >> 32));
+	append_be32(buf, (uint32) bits);
 }
 
 /*
@@ -597,35 +598,30 @@ append_jsonb(StringInfo buf, Datum value)
 	JsonbIteratorToken token;
 	JsonbValue	v;
 
+	/* the byte a token other than a scalar is written as (0: none) */
+	static const char markers[] = {
+		[WJB_BEGIN_ARRAY] = JSONB_KEY_BEGIN_ARRAY,
+		[WJB_END_ARRAY] = JSONB_KEY_END_ARRAY,
+		[WJB_BEGIN_OBJECT] = JSONB_KEY_BEGIN_OBJECT,
+		[WJB_END_OBJECT] = JSONB_KEY_END_OBJECT,
+		[WJB_KEY] = JSONB_KEY_KEY,
+	};
+
 	while ((token = JsonbIteratorNext(&it, &v, false)) != WJB_DONE)
 	{
-		switch (token)
+		if (token == WJB_VALUE || token == WJB_ELEM)
 		{
-			case WJB_BEGIN_ARRAY:
-				/* '1' and '[1]' differ */
-				appendStringInfoChar(buf, JSONB_KEY_BEGIN_ARRAY);
-				appendStringInfoChar(buf, v.val.array.rawScalar ? 1 : 0);
-				break;
-			case WJB_END_ARRAY:
-				appendStringInfoChar(buf, JSONB_KEY_END_ARRAY);
-				break;
-			case WJB_BEGIN_OBJECT:
-				appendStringInfoChar(buf, JSONB_KEY_BEGIN_OBJECT);
-				break;
-			case WJB_END_OBJECT:
-				appendStringInfoChar(buf, JSONB_KEY_END_OBJECT);
-				break;
-			case WJB_KEY:
-				appendStringInfoChar(buf, JSONB_KEY_KEY);
-				append_jsonb_string(buf, &v);
-				break;
-			case WJB_VALUE:
-			case WJB_ELEM:
-				append_jsonb_scalar(buf, &v);
-				break;
-			default:
-				elog(ERROR, "bloom_key: unexpected jsonb token %d", (int) token);
+			append_jsonb_scalar(buf, &v);
+			continue;
 		}
+		if ((size_t) token >= lengthof(markers) || markers[token] == 0)
+			elog(ERROR, "bloom_key: unexpected jsonb token %d", (int) token);
+		appendStringInfoChar(buf, markers[token]);
+		if (token == WJB_BEGIN_ARRAY)
+			/* '1' and '[1]' differ */
+			appendStringInfoChar(buf, v.val.array.rawScalar ? 1 : 0);
+		else if (token == WJB_KEY)
+			append_jsonb_string(buf, &v);
 	}
 }
 
@@ -654,10 +650,10 @@ append_value(StringInfo buf, const BloomKeyType *type, Datum value)
 			append_numeric(buf, value);
 			return;
 		case KIND_FLOAT4:
-			append_float4(buf, DatumGetFloat4(value));
-			return;
 		case KIND_FLOAT8:
-			append_float8(buf, DatumGetFloat8(value));
+			append_float(buf, type->kind == KIND_FLOAT4 ?
+						 DatumGetFloat4(value) : DatumGetFloat8(value),
+						 type->kind == KIND_FLOAT4);
 			return;
 		case KIND_TEXT:
 		case KIND_BPCHAR:
