@@ -1,6 +1,8 @@
 /*
  * test_final.c
- *		Unit tests of the core: the threaded final (bloom_final.c).
+ *		Unit tests of the core: the threaded final (bloom_final.c), and the
+ *		build on one thread and in one call (bloom_build.c), from plain and
+ *		coded runs (bloom_hash_run.c).
  */
 #include "unit.h"
 
