@@ -8,6 +8,10 @@
 #include "nodes/pathnodes.h"
 #include "nodes/primnodes.h"
 
+#include "bloom_core.h"
+
+BLOOM_BEGIN_PRIVATE
+
 typedef struct BloomFilterGuess
 {
 	double		keys;			/* distinct keys in the filter */
@@ -23,5 +27,7 @@ typedef struct BloomFilterGuess
  */
 extern bool bloom_guess_subquery_filter(PlannerInfo *root, const Param *param,
 										BloomFilterGuess *guess);
+
+BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_SUBQUERY_ESTIMATE_H */
