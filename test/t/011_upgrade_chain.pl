@@ -23,6 +23,7 @@ use strict;
 use warnings;
 
 use BloomFilter::Test;
+use File::Spec;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
@@ -144,14 +145,15 @@ my @tests;
 	$make =~ /^REGRESS\s*=\s*(.*)$/m or die 'no REGRESS in the Makefile';
 	@tests = split ' ', $1;
 }
-my $out = PostgreSQL::Test::Utils::tempdir();
+my $out = File::Spec->rel2abs(PostgreSQL::Test::Utils::tempdir());
 # the tests' \copy writes results/ of the directory psql runs in, which
-# pg_regress makes under its --outputdir
-chdir $out or die "chdir $out: $!";
+# pg_regress makes under its --outputdir: pg_regress runs there (and only
+# it: the framework's paths may be relative to this test's directory)
 my $regress_ok = run_log([
-	$ENV{PG_REGRESS}, "--inputdir=$root", "--outputdir=$out", '--bindir=' . pg_bindir(),
-	'--host=' . $node->host, '--port=' . $node->port,
-	'--use-existing', '--dbname=chain_updated', @tests ]);
+		$ENV{PG_REGRESS}, "--inputdir=$root", "--outputdir=$out", '--bindir=' . pg_bindir(),
+		'--host=' . $node->host, '--port=' . $node->port,
+		'--use-existing', '--dbname=chain_updated', @tests ],
+	init => sub { chdir $out or die "chdir $out: $!" });
 ok($regress_ok, 'the whole regression suite passes on the updated database (' . scalar(@tests) . ' tests)');
 if (!$regress_ok && open my $diffs, '<', "$out/regression.diffs")
 {
