@@ -50,11 +50,6 @@ for t in "$@"; do
 	tests+=("$(cd "$(dirname "$t")" && pwd)/$(basename "$t")")
 done
 [ "${#tests[@]}" -gt 0 ] || tests=("$ROOT"/test/t/*.pl)
-# prove runs in each test's own directory: a path given relative to here
-# must still name the file
-for i in "${!tests[@]}"; do
-	[[ ${tests[$i]} == /* ]] || tests[$i]=$PWD/${tests[$i]}
-done
 
 # PostgreSQL::Test::Utils writes its logs and the clusters under
 # $TESTDIR/tmp_check; keep the path short (socket paths hold 107 bytes).

@@ -20,6 +20,8 @@
 # answers of thousands of probes) are taken, pg_upgrade --check and then
 # pg_upgrade run, and on the new major: the same digests; the indexes
 # answer and amcheck finds the B-tree in order; the same member objects;
+# ANALYZE's summary of a filter column, which pg_upgrade leaves behind,
+# made again by ANALYZE;
 # bloom_agg of the same keys gives the stored bytes again (serial and
 # parallel), bloom_agg_merge of the stored states gives bloom_agg's bytes,
 # bloom_add updates a stored filter; and ALTER EXTENSION UPDATE takes upg10
@@ -127,6 +129,17 @@ my %before = (
 	members10 => extension_members($old, 'upg10'));
 my $nbuilt = () = $before{built} =~ /^/mg;
 is($nbuilt, 19, 'the old cluster stores 19 built filters and states');
+
+# ANALYZE's summary of a bloomfilter column (1.4), a slot of the kind
+# BLOOM_STATISTIC_KIND of src/pg/bloom_analyze.h in pg_statistic
+my ($summary_kind) = do {
+	open my $fh, '<', bloom_root() . '/src/pg/bloom_analyze.h' or die "bloom_analyze.h: $!";
+	map { /^#define\s+BLOOM_STATISTIC_KIND\s+(\d+)/ ? $1 : () } <$fh>;
+};
+my $summary = qq{SELECT count(*) FROM pg_statistic
+  WHERE starelid = 'built'::regclass AND $summary_kind IN (stakind1, stakind2, stakind3, stakind4, stakind5)};
+$old->safe_psql('upg', 'ANALYZE built');
+is($old->safe_psql('upg', $summary), '1', 'the old cluster\'s ANALYZE summarises the filters of a column');
 $old->stop;
 
 # ---- pg_upgrade -----------------------------------------------------------------
@@ -176,6 +189,13 @@ is($new->safe_psql('upg', "SET enable_seqscan = off; $range"), $range_seq,
 $new->safe_psql('upg', 'CREATE EXTENSION amcheck');
 is($new->safe_psql('upg', q{SELECT bt_index_check('ordered_f', true)}), '',
 	'pg_upgrade: amcheck finds the B-tree on filters in order and holding every row');
+
+# pg_upgrade carries PostgreSQL's own statistics at most (from 18 on), not
+# the extension's summary: ANALYZE makes it again, as README's Upgrading
+# says.
+is($new->safe_psql('upg', $summary), '0', 'pg_upgrade: the summary of the filters does not come over');
+$new->safe_psql('upg', 'ANALYZE built');
+is($new->safe_psql('upg', $summary), '1', 'pg_upgrade: ANALYZE on the new major summarises the filters again');
 
 # ---- building and updating on the new major --------------------------------------
 

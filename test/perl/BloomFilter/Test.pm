@@ -266,8 +266,9 @@ SELECT count(*) FILTER (WHERE bloom_key(moods, ids, r, amounts, doc) IS DISTINCT
 # signature and parameter names, volatility, parallel safety, strictness,
 # cost, C symbol and support function; an aggregate's support functions;
 # an operator's estimators, commutator, negator and hash/merge flags; an
-# operator class's operators and functions; a type's I/O; a cast), in a
-# form with no OID, so that two databases or two clusters compare.
+# operator class's operators and functions; a type's I/O and ANALYZE
+# function; a cast), in a form with no OID, so that two databases or two
+# clusters compare.
 sub extension_members
 {
 	my ($node, $db) = @_;
@@ -300,8 +301,9 @@ SELECT pg_describe_object(m.classid, m.objid, m.objsubid)
                                   (SELECT string_agg(format('%s %s', ap.amprocnum, ap.amproc::regprocedure), ', ' ORDER BY ap.amprocnum)
                                      FROM pg_amproc ap WHERE ap.amprocfamily = c.opcfamily))
                       FROM pg_opclass c WHERE m.classid = 'pg_opclass'::regclass AND c.oid = m.objid), '')
-       || COALESCE((SELECT format(' | input %s, output %s, receive %s, send %s, length %s, align %s, storage %s',
-                                  t.typinput, t.typoutput, t.typreceive, t.typsend, t.typlen, t.typalign, t.typstorage)
+       || COALESCE((SELECT format(' | input %s, output %s, receive %s, send %s, analyze %s, length %s, align %s, storage %s, category %s',
+                                  t.typinput, t.typoutput, t.typreceive, t.typsend, t.typanalyze, t.typlen, t.typalign,
+                                  t.typstorage, t.typcategory)
                       FROM pg_type t WHERE m.classid = 'pg_type'::regclass AND t.oid = m.objid), '')
        || COALESCE((SELECT format(' | function %s, context %s, method %s',
                                   CASE WHEN c.castfunc = 0 THEN '-' ELSE c.castfunc::regprocedure::text END,
