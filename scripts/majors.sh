@@ -82,8 +82,32 @@ bf_apt_mirror() {
 	printf '%s\n' "${uri%/}"
 }
 
+# bf__apt_suites N: the Debian suites a chroot of major N installs from.
+bf__apt_suites() {
+	local suite
+	suite=$(bf_major_suite "$1") || return 1
+	if [ "$suite" = experimental ]; then
+		echo "sid experimental"
+	else
+		echo "$suite"
+	fi
+}
+
+# bf_major_upgrade_from N: the major before N, when the suites N's chroot
+# installs from carry it too (19's sid carries 18), so that one chroot has
+# both and test/t/012_pg_upgrade.pl can run pg_upgrade from it to N;
+# non-zero when they do not.
+bf_major_upgrade_from() {
+	local prev=$(($1 - 1)) suite
+	suite=$(bf_major_suite "$prev") || return 1
+	case " $(bf__apt_suites "$1") " in
+	*" $suite "*) echo "$prev" ;;
+	*) return 1 ;;
+	esac
+}
+
 bf__chroot_packages() {
-	local major=$1 kind=$2 citus=
+	local major=$1 kind=$2 citus='' older='' prev
 	# what ../shared/citus/build-citus.sh needs, for the majors Citus 14
 	# supports (16 to 18); from 18 on, the server's pg_config.h says
 	# HAVE_LIBCURL, so Citus compiles its curl code whatever its own
@@ -92,11 +116,16 @@ bf__chroot_packages() {
 		citus=" liblz4-dev libzstd-dev libkrb5-dev libssl-dev libicu-dev xz-utils"
 		[ "$major" -ge 18 ] && citus="$citus libcurl4-openssl-dev"
 	fi
+	# the major before, server and headers, where the same suites carry it:
+	# the extension is built for it too, and pg_upgrade runs from it
+	if prev=$(bf_major_upgrade_from "$major"); then
+		older=" postgresql-$prev postgresql-server-dev-$prev"
+	fi
 	case $kind in
 	run) echo "postgresql-$major" ;;
 	# dh-python and the python3 packages: the .deb builds python3-bloomfilter
 	# libipc-run-perl: the TAP tests (test/tap.sh)
-	build) echo "postgresql-$major postgresql-server-dev-$major postgresql-server-dev-all build-essential debhelper fakeroot binutils dh-python python3-all-dev python3-setuptools libipc-run-perl$citus" ;;
+	build) echo "postgresql-$major postgresql-server-dev-$major postgresql-server-dev-all build-essential debhelper fakeroot binutils dh-python python3-all-dev python3-setuptools libipc-run-perl$citus$older" ;;
 	*) return 1 ;;
 	esac
 }
@@ -130,10 +159,9 @@ bf_chroot_ensure() {
 		return 1
 	}
 	pkgs=$(bf__chroot_packages "$major" "$kind") || return 1
-	apt_suites=$suite
+	apt_suites=$(bf__apt_suites "$major")
 	key=$(printf '%s|%s|%s' "$suite" "$kind" "$pkgs")
 	if [ "$suite" = experimental ]; then
-		apt_suites="sid experimental"
 		prefs=$(bf__experimental_preferences "$major")
 		# sid's postgresql-common supports one major, its own; pg_buildext
 		# builds for the majors the system says it supports, and

@@ -17,16 +17,18 @@
 # installcheck -> the documentation's SQL and links -> test/sql_diff.sh on
 # the test vectors and on a fresh random LevelDB export ->
 # test/sql_diff_typed.sh on fresh typed keys -> scale-diff -> cancel ->
-# the hand-off with too little shared memory -> dump/restore -> sqlsmith ->
+# the hand-off with too little shared memory -> the TAP tests
+# (dump/restore, the upgrade chain, postgres_fdw, Citus, ...) -> sqlsmith ->
 # memory -> bench smoke -> PGXN metadata.
 #
 # Another major's suite runs in a chroot of the Debian suite that carries it
 # (scripts/majors.sh; 19, a release candidate, is only in experimental: sid
 # with PostgreSQL's packages from there): build (warnings are errors),
 # install, exported symbols, make unittest, installcheck, sql_diff.sh on
-# the same vectors and random export, dump/restore, the upgrade chain,
-# and the TAP tests (test/t/*.pl: postgres_fdw, and Citus, skipped where
-# Citus has no release for the major).  A suite the mirror no longer
+# the same vectors and random export, and the TAP tests (test/t/*.pl:
+# dump/restore, the upgrade chain, postgres_fdw, Citus, skipped where Citus
+# has no release for the major, and pg_upgrade from the major before where
+# the chroot carries it: 18 to 19).  A suite the mirror no longer
 # carries is reported as skipped, never as passed.
 #
 # Every suite's "N passed, N failed" is collected; a suite that crashes or
@@ -418,16 +420,33 @@ stage_sqldiff_random() {
 	fi
 }
 
-stage_dump_restore() {
-	stage "dump-restore: pg_dump and pg_restore, plain and custom format"
-	BLOOM_PG_BINDIR=$(bf_pg_bindir) cluster_suite "dump-restore" dump-restore "$LOGDIR/dump-restore.log" \
-		test/dump_restore_test.sh
-}
-
-# ALTER EXTENSION UPDATE against a fresh install (its own cluster)
-stage_upgrade_chain() {
-	stage "upgrade chain: ALTER EXTENSION bloomfilter UPDATE against CREATE EXTENSION (test/upgrade_chain_test.sh)"
-	run_suite "upgrade-chain" upgrade-chain "$LOGDIR/upgrade-chain.log" test/upgrade_chain_test.sh
+# The major before this one, where this chroot carries it too
+# (bf_major_upgrade_from: 18 beside 19): the extension built (warnings are
+# errors) and installed for it, from a copy of the tree, and its pg_config
+# handed to test/t/012_pg_upgrade.pl (stage_tap) in BF_UPGRADE_FROM_PG_CONFIG.
+# Where there is none, that test reports itself skipped.
+stage_upgrade_from() {
+	local prev pg_config dir=$LOGDIR/upgrade-from rc=0
+	prev=$(bf_major_upgrade_from "$BF_PG_MAJOR") || return 0
+	pg_config=/usr/lib/postgresql/$prev/bin/pg_config
+	stage "PostgreSQL $prev: the extension built and installed for it, to pg_upgrade from (test/t/012_pg_upgrade.pl)"
+	if [ ! -x "$pg_config" ] || [ ! -f "$("$pg_config" --pgxs)" ]; then
+		record "pg_upgrade from $prev: build" 0 1 "no $pg_config or its PGXS: the chroot lacks postgresql-server-dev-$prev"
+		return 0
+	fi
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp -a "$ROOT/." "$dir"
+	{ make -C "$dir" PG_CONFIG="$pg_config" clean &&
+		make -C "$dir" PG_CONFIG="$pg_config" COPT=-Werror &&
+		make -C "$dir" PG_CONFIG="$pg_config" install; } >"$LOGDIR/upgrade-from.log" 2>&1 || rc=$?
+	if [ "$rc" -ne 0 ]; then
+		tail -n 40 "$LOGDIR/upgrade-from.log"
+		record "pg_upgrade from $prev: build" 0 1 "FAILED (exit $rc; compiler warnings are errors)"
+		return 0
+	fi
+	record "pg_upgrade from $prev: build" 1 0 "$("$pg_config" --version), installed"
+	export BF_UPGRADE_FROM_PG_CONFIG=$pg_config
 }
 
 # The tests that need clusters of their own or a restart: test/t/*.pl under
@@ -576,8 +595,6 @@ host_suite() {
 	stage "handoff-room: parallel workers with too little shared memory queue their states (test/handoff_room_test.sh)"
 	run_skippable "handoff-room" handoff-room "$LOGDIR/handoff-room.log" test/handoff_room_test.sh
 
-	stage_dump_restore
-	stage_upgrade_chain
 	stage_tap
 
 	stage "sqlsmith: 1000 random queries, no crash (test/sqlsmith_run.sh)"
@@ -627,9 +644,8 @@ inside_suite() {
 	stage_sqldiff_vectors
 	stage_sqldiff_random "$BF_RANDOM_EXPORT" "$BF_RANDOM_SEED"
 	stage_sqldiff_typed "$BF_TYPED_EXPORT" "$BF_RANDOM_SEED"
-	stage_dump_restore
 	stage_stop_cluster
-	stage_upgrade_chain
+	stage_upgrade_from
 	stage_tap
 }
 

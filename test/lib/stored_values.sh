@@ -1,8 +1,10 @@
 # shellcheck shell=bash
 #
 # test/lib/stored_values.sh -- a table of stored filters and states that must
-# survive what users do to a database (dump and restore across majors,
-# ALTER EXTENSION UPDATE), its digest, and the row-by-row comparison.
+# survive what users do to a database (here, dump and restore across
+# majors: test/cross_major_test.sh), its digest, and the row-by-row
+# comparison.  The TAP tests (dump and restore, ALTER EXTENSION UPDATE,
+# pg_upgrade) have the same in BloomFilter::Test, with more rows.
 # Source it after test/lib/checks.sh; q DB ARGS... must run psql on DB.
 #
 #   stored_values_create DB SCHEMA  the table SCHEMA.filters: filters inline

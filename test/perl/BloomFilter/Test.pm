@@ -140,4 +140,177 @@ sub best_ms
 	return sprintf('%.0f', $best // -1);
 }
 
+# ---- what users store, for the tests that move a database to a new home:
+# pg_dump and pg_restore (010), ALTER EXTENSION UPDATE (011), pg_upgrade
+# (012).  Each stores values, takes their digests, moves the database, and
+# compares the digests row by row. ------------------------------------------
+
+push @EXPORT, qw(bloom_default_version stored_values_create stored_values_digests
+  compare_rows typed_keys_create typed_keys_check extension_members);
+
+# The control file's default_version: what CREATE EXTENSION installs.
+sub bloom_default_version
+{
+	open my $fh, '<', bloom_root() . '/bloomfilter.control' or die "bloomfilter.control: $!";
+	while (<$fh>)
+	{
+		return $1 if /^default_version\s*=\s*'([^']+)'/;
+	}
+	die 'no default_version in bloomfilter.control';
+}
+
+# stored_values_create(NODE, DB, SCHEMA): the table SCHEMA.filters of
+# filters inline (1-byte and 4-byte headers) and out of line, a NULL, the
+# smallest valid filter, every bit set, and bloom_agg_state values of text
+# and bytea keys, made with version 1.0's objects only, so that 011 can
+# store them before its first update.  One check: the large filter is
+# stored out of line.
+sub stored_values_create
+{
+	my ($node, $db, $schema) = @_;
+	$node->safe_psql($db, qq{
+CREATE SCHEMA IF NOT EXISTS $schema;
+CREATE TABLE $schema.filters (id int PRIMARY KEY, f bloomfilter, s bloom_agg_state);
+-- the state as bloom_agg's partial aggregation leaves it, with 1.0's
+-- transition functions
+CREATE AGGREGATE $schema.bloom_state(text, integer) (
+  SFUNC = bloom_agg_transfn, STYPE = bloom_agg_state);
+CREATE AGGREGATE $schema.bloom_state(bytea, integer) (
+  SFUNC = bloom_agg_transfn, STYPE = bloom_agg_state);
+INSERT INTO $schema.filters (id, f) SELECT 1, bloom_agg('k' || i, 10) FROM generate_series(1, 500) i;
+INSERT INTO $schema.filters (id, f) SELECT 2, bloom_agg('k' || i, 10) FROM generate_series(1, 200000) i;
+INSERT INTO $schema.filters VALUES (3, NULL, NULL), (4, '\\x0001', NULL),
+  (6, '\\x000820208080000206', NULL);
+INSERT INTO $schema.filters (id, s) SELECT 5, $schema.bloom_state('k' || i, 10) FROM generate_series(1, 1000) i;
+INSERT INTO $schema.filters (id, f, s)
+  SELECT 7, ('\\x' || repeat('ff', 3000) || '1e')::bloomfilter,
+         $schema.bloom_state(convert_to('k' || i, 'UTF8'), 20) FROM generate_series(1, 300) i;
+});
+	is($node->safe_psql($db, "SELECT pg_column_size(f) > 100000 FROM $schema.filters WHERE id = 2"),
+		't', "$db: the large filter is stored out of line");
+}
+
+# stored_values_digests(NODE, DB, SCHEMA): one line a row of SCHEMA.filters:
+# id|md5 of the filter's text form|md5 of the state's binary form|md5 of its
+# text form|how many of 2,000 probe keys the filter may contain|md5 of those
+# 2,000 answers|md5 of the state's filter.
+sub stored_values_digests
+{
+	my ($node, $db, $schema) = @_;
+	return $node->safe_psql($db, qq{
+SELECT id || '|' || COALESCE(md5(f::text), 'NULL') || '|'
+       || COALESCE(md5(bloom_agg_state_send(s)), 'NULL') || '|'
+       || COALESCE(md5(s::text), 'NULL') || '|'
+       || (SELECT count(*) FROM generate_series(1, 2000) i WHERE ('k' || i) <~ f) || '|'
+       || COALESCE((SELECT md5(string_agg(CASE WHEN ('k' || i) <~ f THEN '1' ELSE '0' END, '' ORDER BY i))
+                      FROM generate_series(1, 2000) i), 'NULL') || '|'
+       || COALESCE(md5(bloom_agg_finalfn(s)::text), 'NULL')
+  FROM $schema.filters ORDER BY id});
+}
+
+# compare_rows(LABEL, WANT, GOT): a check a line of WANT (id|...) that GOT
+# has the same line, and one that they have as many lines.
+sub compare_rows
+{
+	my ($label, $want, $got) = @_;
+	my @want = split /\n/, $want;
+	my %got = map { (split /\|/, $_, 2)[0] => $_ } split /\n/, $got;
+	for my $line (@want)
+	{
+		my ($id) = split /\|/, $line, 2;
+		is($got{$id} // '<missing>', $line, "$label: row $id keeps its bytes and its probes");
+	}
+	my @got = split /\n/, $got;
+	is(scalar(@got), scalar(@want), "$label: as many rows as before");
+}
+
+# typed_keys_create(NODE, DB): keys of types whose OIDs a restore changes
+# (an enum, a domain, a composite, their arrays, a range) and jsonb, each
+# row's bloom_key stored beside it, and a filter of them (needs 1.2).
+sub typed_keys_create
+{
+	my ($node, $db) = @_;
+	$node->safe_psql($db, q{
+CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
+CREATE DOMAIN posint AS integer CHECK (VALUE > 0);
+CREATE TYPE reading AS (m mood, amount numeric, tags text[]);
+CREATE TABLE key_values (id int PRIMARY KEY, moods mood[], ids posint[], r reading,
+                         amounts numrange, doc jsonb, k bytea);
+INSERT INTO key_values (id, moods, ids, r, amounts, doc)
+  SELECT i, ARRAY[(ARRAY['sad', 'ok', 'happy'])[1 + i % 3]::mood, 'ok'], ARRAY[i, i + 1]::posint[],
+         ROW('happy', i / 4.0, ARRAY['t' || i])::reading, numrange(i, i + 1.5),
+         jsonb_build_object('id', i, 'mood', 'ok')
+    FROM generate_series(1, 300) i;
+UPDATE key_values SET k = bloom_key(moods, ids, r, amounts, doc);
+CREATE TABLE key_filters AS
+  SELECT bloom_agg(bloom_key(moods, ids, r, amounts, doc), 10) AS f FROM key_values;
+});
+}
+
+# typed_keys_check(NODE, DB, LABEL): every row's key made again is the
+# stored one, and the stored filter has every key.
+sub typed_keys_check
+{
+	my ($node, $db, $label) = @_;
+	is($node->safe_psql($db, q{
+SELECT count(*) FILTER (WHERE bloom_key(moods, ids, r, amounts, doc) IS DISTINCT FROM k) || ' changed, '
+       || count(*) FILTER (WHERE NOT bloom_key(moods, ids, r, amounts, doc) <~ f) || ' missed of '
+       || count(*)
+  FROM key_values, key_filters}),
+		'0 changed, 0 missed of 300',
+		"$label: keys of enums, domains, composites, their arrays and ranges are the same, and the filter has them");
+}
+
+# extension_members(NODE, DB): one line a member object of the extension:
+# pg_describe_object, its comment, and its properties (a function's
+# signature and parameter names, volatility, parallel safety, strictness,
+# cost, C symbol and support function; an aggregate's support functions;
+# an operator's estimators, commutator, negator and hash/merge flags; an
+# operator class's operators and functions; a type's I/O and ANALYZE
+# function; a cast), in a form with no OID, so that two databases or two
+# clusters compare.
+sub extension_members
+{
+	my ($node, $db) = @_;
+	return $node->safe_psql($db, q{
+WITH members AS (
+  SELECT d.classid, d.objid, d.objsubid
+    FROM pg_depend d
+    JOIN pg_extension e ON d.refclassid = 'pg_extension'::regclass AND d.refobjid = e.oid
+   WHERE e.extname = 'bloomfilter' AND d.deptype = 'e')
+SELECT pg_describe_object(m.classid, m.objid, m.objsubid)
+       || ' | comment: ' || COALESCE(obj_description(m.objid, m.classid::regclass::name), '<none>')
+       || COALESCE((SELECT format(' | arguments (%s), names %s, returns %s, volatility %s, parallel %s, strict %s, kind %s, symbol %s, support %s, cost %s, rows %s, set %s, security definer %s, leakproof %s, config %s',
+                                  pg_get_function_arguments(p.oid), p.proargnames,
+                                  p.prorettype::regtype, p.provolatile, p.proparallel, p.proisstrict,
+                                  p.prokind, p.prosrc, p.prosupport, p.procost, p.prorows, p.proretset,
+                                  p.prosecdef, p.proleakproof, p.proconfig)
+                      FROM pg_proc p WHERE m.classid = 'pg_proc'::regclass AND p.oid = m.objid), '')
+       || COALESCE((SELECT format(' | transition %s, final %s, combine %s, serial %s, deserial %s, state %s, init %s, space %s, final modify %s',
+                                  a.aggtransfn::regprocedure, a.aggfinalfn, a.aggcombinefn, a.aggserialfn,
+                                  a.aggdeserialfn, a.aggtranstype::regtype, a.agginitval, a.aggtransspace,
+                                  a.aggfinalmodify)
+                      FROM pg_aggregate a WHERE m.classid = 'pg_proc'::regclass AND a.aggfnoid = m.objid), '')
+       || COALESCE((SELECT format(' | function %s, restrict %s, join %s, commutator %s, negator %s, hashes %s, merges %s',
+                                  o.oprcode, o.oprrest, o.oprjoin, o.oprcom::regoperator,
+                                  o.oprnegate::regoperator, o.oprcanhash, o.oprcanmerge)
+                      FROM pg_operator o WHERE m.classid = 'pg_operator'::regclass AND o.oid = m.objid), '')
+       || COALESCE((SELECT format(' | default %s, operators %s, functions %s', c.opcdefault,
+                                  (SELECT string_agg(format('%s %s', ao.amopstrategy, ao.amopopr::regoperator), ', ' ORDER BY ao.amopstrategy)
+                                     FROM pg_amop ao WHERE ao.amopfamily = c.opcfamily),
+                                  (SELECT string_agg(format('%s %s', ap.amprocnum, ap.amproc::regprocedure), ', ' ORDER BY ap.amprocnum)
+                                     FROM pg_amproc ap WHERE ap.amprocfamily = c.opcfamily))
+                      FROM pg_opclass c WHERE m.classid = 'pg_opclass'::regclass AND c.oid = m.objid), '')
+       || COALESCE((SELECT format(' | input %s, output %s, receive %s, send %s, analyze %s, length %s, align %s, storage %s, category %s',
+                                  t.typinput, t.typoutput, t.typreceive, t.typsend, t.typanalyze, t.typlen, t.typalign,
+                                  t.typstorage, t.typcategory)
+                      FROM pg_type t WHERE m.classid = 'pg_type'::regclass AND t.oid = m.objid), '')
+       || COALESCE((SELECT format(' | function %s, context %s, method %s',
+                                  CASE WHEN c.castfunc = 0 THEN '-' ELSE c.castfunc::regprocedure::text END,
+                                  c.castcontext, c.castmethod)
+                      FROM pg_cast c WHERE m.classid = 'pg_cast'::regclass AND c.oid = m.objid), '')
+  FROM members m
+ ORDER BY 1});
+}
+
 1;
