@@ -16,10 +16,10 @@
 # under qemu) -> fuzz smoke -> make leveldbtest -> cluster -> make
 # installcheck -> the documentation's SQL and links -> test/sql_diff.sh on
 # the test vectors and on a fresh random LevelDB export ->
-# test/sql_diff_typed.sh on fresh typed keys -> scale-diff -> cancel ->
-# the hand-off with too little shared memory -> the TAP tests
-# (dump/restore, the upgrade chain, postgres_fdw, Citus, ...) -> sqlsmith ->
-# memory -> bench smoke -> PGXN metadata.
+# test/sql_diff_typed.sh on fresh typed keys -> scale-diff -> the TAP tests
+# (test/t: dump/restore, the upgrade chain, postgres_fdw, Citus, cancel,
+# concurrency, the hand-off with too little shared memory, ...) -> sqlsmith
+# -> memory -> bench smoke -> PGXN metadata.
 #
 # Another major's suite runs in a chroot of the Debian suite that carries it
 # (scripts/majors.sh; 19, a release candidate, is only in experimental: sid
@@ -587,13 +587,6 @@ host_suite() {
 
 	stage "scale-diff: bloom_agg of 3 million keys, serial and parallel, against libleveldb"
 	cluster_suite "scale-diff" scale-diff "$LOGDIR/scale-diff.log" test/scale_diff.sh
-
-	stage "cancel: statement_timeout and pg_cancel_backend inside bloom_agg's final"
-	cluster_suite "cancel" cancel "$LOGDIR/cancel.log" test/cancel_test.sh
-
-	# its own cluster, in a mount namespace with a 16 MB /dev/shm: root only
-	stage "handoff-room: parallel workers with too little shared memory queue their states (test/handoff_room_test.sh)"
-	run_skippable "handoff-room" handoff-room "$LOGDIR/handoff-room.log" test/handoff_room_test.sh
 
 	stage_tap
 

@@ -19,7 +19,7 @@
 #   6. a backend's peak memory while probing and aggregating 10 million rows
 #      (test/memory_check.sh)
 #   7. pgbench: concurrent bloom_add, bloom_agg and probes
-#      (test/concurrency_test.sh), when present
+#      (test/t/031_concurrency.pl, through test/tap.sh)
 # Each prints "NAME: N passed, N failed"; the counts are added up, and the
 # last line is
 #   robustness: N passed, N failed
@@ -45,7 +45,6 @@ SMITH_QUERIES=5000
 ROWS=10000000
 SEED=
 SKIP=" "
-CONCURRENCY_ARGS=()
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -240,14 +239,10 @@ fi
 # ---- 7. concurrency ---------------------------------------------------------------------
 
 if ! skipped concurrency; then
-	if [ -x test/concurrency_test.sh ]; then
-		stage "concurrency (test/concurrency_test.sh)"
-		rc=0
-		run "$LOGDIR/concurrency.log" test/concurrency_test.sh "${CONCURRENCY_ARGS[@]+"${CONCURRENCY_ARGS[@]}"}" || rc=$?
-		counted "concurrency" concurrency "$rc" "$LOGDIR/concurrency.log"
-	else
-		echo "(no test/concurrency_test.sh: concurrency not tested)"
-	fi
+	stage "concurrency (test/tap.sh test/t/031_concurrency.pl)"
+	rc=0
+	run "$LOGDIR/concurrency.log" env PG_CONFIG="$(bf_pg_config)" test/tap.sh test/t/031_concurrency.pl || rc=$?
+	counted "concurrency" 031_concurrency "$rc" "$LOGDIR/concurrency.log"
 fi
 
 cd "$ROOT"

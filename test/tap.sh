@@ -87,6 +87,9 @@ fi
 
 total_p=0 total_f=0
 for t in "${tests[@]}"; do
+	# prove runs in the test's own directory: a relative path from here
+	# would not be found there
+	t=$(cd "$(dirname "$t")" && pwd)/$(basename "$t")
 	name=$(basename "$t" .pl)
 	mkdir -p "$work/$name"
 	[ -z "${as_owner[*]}" ] || chown postgres: "$work/$name"

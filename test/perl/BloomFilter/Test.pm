@@ -21,7 +21,8 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-our @EXPORT = qw(bloom_node bloom_root pg_major pg_bindir background_session);
+our @EXPORT = qw(bloom_node bloom_root pg_major pg_bindir background_session
+	timed_psql round_trip_ms checkpointer_pid crash_lines);
 
 # The source tree.
 sub bloom_root
@@ -311,6 +312,67 @@ SELECT pg_describe_object(m.classid, m.objid, m.objsubid)
                       FROM pg_cast c WHERE m.classid = 'pg_cast'::regclass AND c.oid = m.objid), '')
   FROM members m
  ORDER BY 1});
+}
+
+# ---- durations measured in the run, and servers that must not restart ----
+#
+# For tests whose checks compare a duration with a reference measured in
+# the same run (never with a fixed number of milliseconds: a loaded
+# machine slows both alike), and that check that what they did crashed no
+# server process.
+
+use Time::HiRes ();
+
+# timed_psql(NODE, DB, SQL, PARAM => VALUE...): SQL run by a psql of its
+# own, as NODE->psql runs it (PARAMs are its: on_error_stop => 0 lets the
+# script go on after an error); returns the milliseconds it took from the
+# start of psql to its exit, its exit code, its stdout and its stderr.
+sub timed_psql
+{
+	my ($node, $db, $sql, %params) = @_;
+	my ($out, $err) = ('', '');
+	my $t0 = Time::HiRes::time();
+	my $rc = $node->psql($db, $sql, stdout => \$out, stderr => \$err, %params);
+	return (int((Time::HiRes::time() - $t0) * 1000), $rc, $out, $err);
+}
+
+# round_trip_ms(NODE): a trivial query's round trip, psql's start and
+# connection included, as timed_psql measures it (the median of three):
+# the least time any query of the test can take.
+sub round_trip_ms
+{
+	my ($node) = @_;
+	my @ms = sort { $a <=> $b } map { (timed_psql($node, 'postgres', 'SELECT 1'))[0] } 1 .. 3;
+	return $ms[1];
+}
+
+# checkpointer_pid(NODE): the checkpointer's pid.  A server process that
+# crashes makes the postmaster restart every other, this one included: a
+# pid that changed across a step tells of a crash.  Empty while the server
+# recovers, after waiting (PostgreSQL::Test::Utils' default timeout) until
+# it accepts connections again, so that the checks after a failed one
+# still run.
+sub checkpointer_pid
+{
+	my ($node) = @_;
+	my $pid = '';
+	my $rc = $node->psql('postgres',
+		"SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'",
+		stdout => \$pid);
+	return $pid if $rc == 0 && $pid ne '';
+	$node->poll_query_until('postgres', 'SELECT true');
+	return '';
+}
+
+# crash_lines(NODE, OFFSET): the lines of NODE's server log from byte
+# OFFSET on (-s $node->logfile before the step) that tell of a server
+# process that crashed or a PANIC.
+sub crash_lines
+{
+	my ($node, $offset) = @_;
+	open my $fh, '<', $node->logfile or die "cannot read " . $node->logfile . ": $!";
+	seek $fh, $offset // 0, 0;
+	return join '', grep { /terminated by signal|server process .* was terminated|PANIC/ } <$fh>;
 }
 
 1;
