@@ -456,7 +456,12 @@ stage_upgrade_from() {
 stage_tap() {
 	local rc=0 t name why log=$LOGDIR/tap.log
 	stage "multi-cluster tests under prove: test/t/*.pl on PostgreSQL::Test::Cluster (test/tap.sh)"
-	run_logged "$log" env PG_CONFIG="$(bf_pg_config)" test/tap.sh || rc=$?
+	# test/tap.sh bounds each file by the stage timeout; the stage as a
+	# whole gets that for each file
+	local files
+	files=$(find test/t -name '*.pl' | wc -l)
+	STAGE_TIMEOUT=$((STAGE_TIMEOUT * files)) run_logged "$log" \
+		env PG_CONFIG="$(bf_pg_config)" BLOOM_STAGE_TIMEOUT="$STAGE_TIMEOUT" test/tap.sh || rc=$?
 	for t in test/t/*.pl; do
 		name=$(basename "$t" .pl)
 		why=$(sed -n "s/^$name: skipped (\\(.*\\))\$/\\1/p" "$log" | tail -n 1)

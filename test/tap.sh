@@ -85,11 +85,12 @@ if [ -n "${as_owner[*]}" ] && [ -x "$citus_kit/build-citus.sh" ] &&
 	fi
 fi
 
+# Each file gets BLOOM_STAGE_TIMEOUT seconds (default 1200), as each stage
+# of scripts/test.sh does; one that hangs is a failure of its own.
+file_timeout=${BLOOM_STAGE_TIMEOUT:-1200}
+
 total_p=0 total_f=0
 for t in "${tests[@]}"; do
-	# prove runs in the test's own directory: a relative path from here
-	# would not be found there
-	t=$(cd "$(dirname "$t")" && pwd)/$(basename "$t")
 	name=$(basename "$t" .pl)
 	mkdir -p "$work/$name"
 	[ -z "${as_owner[*]}" ] || chown postgres: "$work/$name"
@@ -97,7 +98,7 @@ for t in "${tests[@]}"; do
 	rc=0
 	# init runs pg_regress --config-auth, which Debian ships under pgxs.
 	# shellcheck disable=SC2086 # PROVE_FLAGS is a list of flags
-	(cd "$work/$name" && "${as_owner[@]}" env PATH="$bindir:$PATH" \
+	(cd "$work/$name" && timeout -k 30 "$file_timeout" "${as_owner[@]}" env PATH="$bindir:$PATH" \
 		TESTDIR="$work/$name" PG_REGRESS="$pgregress" \
 		BF_ROOT="$ROOT" PG_CONFIG="$PG_CONFIG" \
 		prove -v -I "$perldir" -I "$ROOT/test/perl" ${PROVE_FLAGS:-} "$t") \
