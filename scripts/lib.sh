@@ -14,12 +14,18 @@
 #   bf_copy_tree DIR             the checkout's files, no build products, into DIR
 #   bf_mktemp_dir                a temp dir removed by the exit trap
 #   bf_at_exit CMD...            a command the exit trap runs first
+#   bf_cluster_cpu               CPU seconds the cluster's server has used
+#   bf_load_start N              N CPU-bound processes until the script exits
 #
 # Everything is safe under `set -euo pipefail`.  Functions report problems
 # with a message on stderr and a non-zero return; they never kill anything
 # by name, and stop only the cluster they started, by its data directory.
 
-# The PostgreSQL major version the extension is built for.
+# The PostgreSQL major version the extension is built for: that of
+# PG_CONFIG when it names a PostgreSQL of its own, else the host's (15).
+if [ -z "${BF_PG_MAJOR:-}" ] && [ -n "${PG_CONFIG:-}" ]; then
+	BF_PG_MAJOR=$("$PG_CONFIG" --version 2>/dev/null | sed -nE 's/^PostgreSQL ([0-9]+).*/\1/p') || true
+fi
 BF_PG_MAJOR=${BF_PG_MAJOR:-15}
 
 bf_log() { printf '==> %s\n' "$*"; }
@@ -412,4 +418,58 @@ bf_cluster_stop() {
 	local data=$BF_PGDATA
 	BF_PGDATA=
 	bf__stop_data "$data"
+}
+
+# bf_cluster_cpu: the CPU seconds (user and system, one decimal) that the
+# running cluster's postmaster and its exited backends have used; the
+# server is a daemon, so a shell's `times` never counts it.
+bf_cluster_cpu() {
+	local pid stat ticks hz
+	[ -n "$BF_PGDATA" ] && [ -r "$BF_PGDATA/postmaster.pid" ] || return 1
+	read -r pid <"$BF_PGDATA/postmaster.pid" || return 1
+	stat=$(cat "/proc/$pid/stat" 2>/dev/null) || return 1
+	# After the command's name in parentheses, from field 3 on: utime,
+	# stime, cutime and cstime are fields 14 to 17.
+	read -r -a stat <<<"${stat##*) }"
+	ticks=$((stat[11] + stat[12] + stat[13] + stat[14]))
+	hz=$(getconf CLK_TCK)
+	printf '%d.%d\n' $((ticks / hz)) $((ticks * 10 / hz % 10))
+}
+
+# ---- load beside a run ------------------------------------------------------
+
+# bf_load_start N: start N CPU-bound processes (shell loops, no I/O) that
+# last until this script exits: the exit trap stops them by their process
+# ids, and each also ends by itself within a fraction of a second once
+# this shell is gone (killed beyond trapping, say).  For running a suite
+# on a machine as busy as a shared one.
+bf_load_start() {
+	local n=$1 i pids=() parent=$$
+	case $n in '' | *[!0-9]*)
+		bf_err "bf_load_start: N must be a number, not '$n'"
+		return 2
+		;;
+	esac
+	for ((i = 0; i < n; i++)); do
+		(
+			trap - EXIT INT TERM HUP
+			while kill -0 "$parent" 2>/dev/null; do
+				for ((j = 0; j < 200000; j++)); do :; done
+			done
+		) </dev/null >/dev/null 2>&1 &
+		pids+=("$!")
+	done
+	[ "${#pids[@]}" -eq 0 ] && return 0
+	bf_at_exit bf__load_stop "${pids[@]}"
+	bf_log "load: $n CPU-bound process(es) beside the run: ${pids[*]}"
+}
+
+bf__load_stop() {
+	local pid
+	for pid in "$@"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "$@"; do
+		wait "$pid" 2>/dev/null || true
+	done
 }

@@ -4,12 +4,18 @@
 # throw-away PostgreSQL clusters.  CI runs `scripts/test.sh --pg all`
 # (.ci/run).
 #
+#   scripts/test.sh --quick      before sending a change (at most 3 minutes
+#                                on 2 cores): build, exported symbols, unit
+#                                tests, make leveldbtest, make installcheck
+#                                and the test vectors through SQL
 #   scripts/test.sh              the host's PostgreSQL (15) only
 #   scripts/test.sh --pg 17      PostgreSQL 17 only, in a Debian chroot
 #   scripts/test.sh --pg 13,18   several majors
 #   scripts/test.sh --pg all     13, 15, 17, 18 and 19, the .deb packages,
 #                                and filters dumped by each major and
 #                                restored by every newer one
+#   scripts/test.sh --load 2 ... the same with 2 CPU-bound processes beside
+#                                it for the whole run (stopped on exit)
 #
 # The host's suite: deps -> make (warnings are errors) -> make install ->
 # exported symbols -> make unittest (also under ASan+UBSan, and on s390x
@@ -32,14 +38,17 @@
 # carries is reported as skipped, never as passed.
 #
 # Every suite's "N passed, N failed" is collected; a suite that crashes or
-# prints no count counts as 1 failed.  The last line is
+# prints no count counts as 1 failed.  After the summary come the wall
+# seconds of every stage (inside a chroot, of that major's stages, in its
+# log) and the CPU time spent; the last line is
 #   tests: N passed, N failed
 # and the exit status is non-zero when anything failed.
 #
 # Environment:
 #   BLOOM_TEST_SEED       seed of the random LevelDB exports (default: new each run)
 #   BLOOM_STAGE_TIMEOUT   seconds any one stage may take (default 1200)
-#   PG_CONFIG             pg_config to build with (default the major's own)
+#   PG_CONFIG             the host's PostgreSQL: built with, installed into and
+#                         run from its bindir (default the major's own, Debian's)
 #   BF_CHROOT_CACHE       where the chroots are kept (default /var/tmp/bloomfilter-chroots)
 
 set -euo pipefail
@@ -56,6 +65,8 @@ ROOT=$PWD
 MAJORS=()
 INSIDE=
 PACKAGES=
+QUICK=
+LOAD=0
 while [ "$#" -gt 0 ]; do
 	case $1 in
 	--pg | --pg=*)
@@ -80,6 +91,24 @@ while [ "$#" -gt 0 ]; do
 		done
 		;;
 	--inside) INSIDE=1 ;;
+	--quick) QUICK=1 ;;
+	--load | --load=*)
+		if [ "$1" = --load ]; then
+			[ "$#" -ge 2 ] || {
+				bf_err "--load needs a number of processes"
+				exit 2
+			}
+			LOAD=$2
+			shift
+		else
+			LOAD=${1#--load=}
+		fi
+		case $LOAD in '' | *[!0-9]*)
+			bf_err "--load needs a number of processes, not '$LOAD'"
+			exit 2
+			;;
+		esac
+		;;
 	*)
 		bf_err "unknown argument $1 (see the head of scripts/test.sh)"
 		exit 2
@@ -87,6 +116,10 @@ while [ "$#" -gt 0 ]; do
 	esac
 	shift
 done
+if [ -n "$QUICK" ] && [ "${#MAJORS[@]}" -gt 0 ]; then
+	bf_err "--quick is the host's quick check; it takes no --pg"
+	exit 2
+fi
 [ "${#MAJORS[@]}" -gt 0 ] || MAJORS=("$BF_PG_MAJOR")
 
 STAGE_TIMEOUT=${BLOOM_STAGE_TIMEOUT:-1200}
@@ -133,6 +166,7 @@ summary() {
 	done
 	echo "================================================="
 	[ "$skipped" -eq 0 ] || echo "($skipped suite(s) skipped: see SKIPPED above)"
+	stage_times
 	# Inside a chroot this is one part of the run: the host prints the total.
 	if [ -n "$INSIDE" ]; then
 		echo "PostgreSQL $BF_PG_MAJOR in its chroot: $total_p passed, $total_f failed"
@@ -148,10 +182,57 @@ finish_early() {
 	exit 1
 }
 
+# ---- the wall time of every stage, and the CPU time of the run ---------------
+
+STAGE_TITLES=()
+STAGE_TENTHS=()
+STAGE_CURRENT=
+STAGE_START=
+RUN_START=${EPOCHREALTIME//[!0-9]/}
+
+# microseconds since the epoch
+now_us() { printf '%s\n' "${EPOCHREALTIME//[!0-9]/}"; }
+
+# The stage that was running ends (at the next stage, or at the summary).
+stage_end() {
+	[ -n "$STAGE_CURRENT" ] || return 0
+	STAGE_TITLES+=("$STAGE_CURRENT")
+	STAGE_TENTHS+=("$((($(now_us) - STAGE_START) / 100000))")
+	STAGE_CURRENT=
+}
+
 stage() {
+	stage_end
+	STAGE_CURRENT=$*
+	STAGE_START=$(now_us)
 	echo
 	echo "######## $* ########"
 }
+
+tenths() { printf '%d.%d' $(($1 / 10)) $(($1 % 10)); }
+
+# The wall seconds of each stage, in the order they ran, and the CPU
+# seconds: this script and what it waited for (compilers, tests, clients;
+# the shell's `times`), and the throw-away cluster's server, a daemon
+# `times` never sees (other suites' own clusters are not counted).
+stage_times() {
+	local i total=$((($(now_us) - RUN_START) / 100000)) cpu load_note=
+	[ "$LOAD" -gt 0 ] && load_note=", with $LOAD CPU-bound processes beside it"
+	stage_end
+	echo "stage times (wall seconds; the whole run $(tenths "$total") s$load_note):"
+	for i in "${!STAGE_TITLES[@]}"; do
+		printf '  %7s  %s\n' "$(tenths "${STAGE_TENTHS[$i]}")" "${STAGE_TITLES[$i]:0:100}"
+	done
+	# user and system, the shell's line and its children's, "XmY.ZZZs" each
+	# (`times` here and not in a subshell, whose times start at nought)
+	times >"$LOGDIR/times"
+	cpu=$(LC_ALL=C awk '{ for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t[i] += a[1] * 60 + a[2] } }
+		END { printf "%.1f s user + %.1f s system", t[1], t[2] }' "$LOGDIR/times")
+	printf 'CPU time: this script and what it ran %s' "$cpu"
+	[ -n "$SERVER_CPU" ] && printf '; the throw-away cluster'"'"'s server %s s' "$SERVER_CPU"
+	printf '\n'
+}
+SERVER_CPU=
 
 # run_logged LOG CMD...: run CMD (with the stage timeout), its output shown
 # and kept in LOG; returns CMD's exit status (124 on timeout).
@@ -242,6 +323,7 @@ crash_note() {
 stage_build() {
 	local build_log=$LOGDIR/build.log rc=0 warnings
 	stage "build (PostgreSQL $BF_PG_MAJOR)"
+	bf_log "PostgreSQL: $(bf_pg_config), installed into its directories, servers from $(bf_pg_bindir)"
 	# Rebuild everything, so that every warning shows.
 	"${MAKE[@]}" clean >/dev/null 2>&1 || true
 	run_logged "$build_log" "${MAKE[@]}" COPT=-Werror || rc=$?
@@ -479,6 +561,7 @@ stage_tap() {
 stage_stop_cluster() {
 	stage "stop cluster"
 	if [ -n "$cluster_ok" ]; then
+		SERVER_CPU=$(bf_cluster_cpu) || SERVER_CPU=
 		bf_cluster_stop || record "cluster stop" 0 1 "FAILED"
 	fi
 	cluster_ok=
@@ -523,6 +606,30 @@ stage_outside() {
 	run_suite "python module" python "$LOGDIR/python.log" python3 test/python_test.py "$pydir"
 	run_suite "python install" python-install "$LOGDIR/python-install.log" test/python_install_test.sh
 	run_suite "outside <-> SQL" outside "$LOGDIR/outside.log" test/outside_test.sh lib/bloomfilter "$pydir"
+}
+
+# The core against libleveldb: random key sets, a new seed each run.
+stage_leveldb() {
+	local rc=0 seed
+	stage "LevelDB differential test (make leveldbtest)"
+	run_logged "$LOGDIR/leveldb.log" "${MAKE[@]}" leveldbtest || rc=$?
+	seed=$(grep -E '^seed: ' "$LOGDIR/leveldb.log" | head -n 1 | sed 's/^seed: //' || true)
+	record_counted "leveldb" leveldb "$rc" "$LOGDIR/leveldb.log" "${seed:+seed $seed}"
+}
+
+# ---- the quick check (--quick) ----------------------------------------------------
+
+# What to run before sending a change, in at most 3 minutes on 2 cores: the
+# build, the core's unit tests and its differential test against
+# libleveldb, then on a throw-away cluster the regression suite and the
+# test vectors through SQL.
+quick_suite() {
+	suite_start --leveldb || return 1
+	stage_leveldb
+	stage_cluster
+	stage_regress
+	stage_sqldiff_vectors
+	stage_stop_cluster
 }
 
 # ---- the host's suite --------------------------------------------------------
@@ -575,13 +682,7 @@ host_suite() {
 		record "stats accuracy" 0 1 "FAILED to build (see stats-build.log)"
 	fi
 
-	stage "LevelDB differential test (make leveldbtest)"
-	rc=0
-	run_logged "$LOGDIR/leveldb.log" "${MAKE[@]}" leveldbtest || rc=$?
-	local ld_seed
-	ld_seed=$(grep -E '^seed: ' "$LOGDIR/leveldb.log" | head -n 1 | sed 's/^seed: //' || true)
-	record_counted "leveldb" leveldb "$rc" "$LOGDIR/leveldb.log" "${ld_seed:+seed $ld_seed}"
-
+	stage_leveldb
 	stage_cluster
 	stage_regress
 	stage "documentation: every SQL block runs, every link resolves (test/docs_test.sh)"
@@ -813,8 +914,14 @@ cross_major_suite() {
 # ---- run -----------------------------------------------------------------------
 
 cluster_ok=
+[ "$LOAD" -eq 0 ] || bf_load_start "$LOAD"
 if [ -n "$INSIDE" ]; then
 	inside_suite || true
+	summary
+	exit
+fi
+if [ -n "$QUICK" ]; then
+	quick_suite || true
 	summary
 	exit
 fi
