@@ -67,19 +67,27 @@ INSIDE=
 PACKAGES=
 QUICK=
 LOAD=0
+# --opt=VALUE as --opt VALUE
+args=()
+for arg in "$@"; do
+	case $arg in
+	--*=*) args+=("${arg%%=*}" "${arg#*=}") ;;
+	*) args+=("$arg") ;;
+	esac
+done
+set -- "${args[@]}"
+# needs_value ARGC MESSAGE: an option's value must follow it
+needs_value() {
+	[ "$1" -ge 2 ] && return 0
+	bf_err "$2"
+	exit 2
+}
 while [ "$#" -gt 0 ]; do
 	case $1 in
-	--pg | --pg=*)
-		if [ "$1" = --pg ]; then
-			[ "$#" -ge 2 ] || {
-				bf_err "--pg needs a list of majors, or all"
-				exit 2
-			}
-			list=$2
-			shift
-		else
-			list=${1#--pg=}
-		fi
+	--pg)
+		needs_value "$#" "--pg needs a list of majors, or all"
+		list=$2
+		shift
 		[ "$list" = all ] && list=${BF_MAJORS_TESTED[*]}
 		PACKAGES=1
 		for m in ${list//,/ }; do
@@ -92,17 +100,10 @@ while [ "$#" -gt 0 ]; do
 		;;
 	--inside) INSIDE=1 ;;
 	--quick) QUICK=1 ;;
-	--load | --load=*)
-		if [ "$1" = --load ]; then
-			[ "$#" -ge 2 ] || {
-				bf_err "--load needs a number of processes"
-				exit 2
-			}
-			LOAD=$2
-			shift
-		else
-			LOAD=${1#--load=}
-		fi
+	--load)
+		needs_value "$#" "--load needs a number of processes"
+		LOAD=$2
+		shift
 		case $LOAD in '' | *[!0-9]*)
 			bf_err "--load needs a number of processes, not '$LOAD'"
 			exit 2
@@ -165,7 +166,9 @@ summary() {
 		[[ ${SUITE_NOTES[$i]} == SKIPPED* ]] && skipped=$((skipped + 1))
 	done
 	echo "================================================="
-	[ "$skipped" -eq 0 ] || echo "($skipped suite(s) skipped: see SKIPPED above)"
+	if [ "$skipped" -gt 0 ]; then
+		echo "($skipped suite(s) skipped: see SKIPPED above)"
+	fi
 	stage_times
 	# Inside a chroot this is one part of the run: the host prints the total.
 	if [ -n "$INSIDE" ]; then
