@@ -52,9 +52,8 @@ done
 sql_diff_setup sql-diff
 
 # ---- schema ------------------------------------------------------------------
-"${PSQL[@]}" -d "$db" <<'SQL' || die "CREATE EXTENSION bloomfilter or the scratch schema failed"
-CREATE EXTENSION bloomfilter;
-
+sql_diff_schema
+"${PSQL[@]}" -d "$db" <<'SQL' || die "the scratch schema failed"
 CREATE TABLE srcs (src int PRIMARY KEY, dir text NOT NULL);
 CREATE TABLE cases (
 	src int NOT NULL, case_id text, kind text, bpk int, nkeys int,
@@ -75,15 +74,6 @@ CREATE TABLE probe_res (
 -- probing errors, per case (only from the case-by-case retry)
 CREATE TABLE probe_err (src int, case_id text, err text);
 
-CREATE FUNCTION sd_try_filter(h text, OUT f bloomfilter, OUT err text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	f := ('\x' || h)::bloomfilter;
-EXCEPTION WHEN OTHERS THEN
-	err := SQLERRM;
-END
-$$;
-
 -- a filter's text form against the expected bytes, given as hex or as
 -- their sha256 (NULL when neither is given)
 CREATE FUNCTION sd_filter_ok(f text, filter_hex text, filter_sha256 text) RETURNS bool
@@ -92,12 +82,6 @@ LANGUAGE sql IMMUTABLE AS $$
 	            WHEN filter_sha256 IS NOT NULL
 	            THEN encode(sha256(decode(substr(f, 3), 'hex')), 'hex') = filter_sha256
 	       END
-$$;
-
-CREATE FUNCTION sd_abbrev(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE WHEN t IS NULL THEN 'NULL'
-	            WHEN length(t) > 72 THEN left(t, 60) || '...(' || length(t) || ' chars)'
-	            ELSE t END
 $$;
 
 -- where-clause for one case, or none for all
@@ -128,35 +112,6 @@ BEGIN
 		LEFT JOIN keys k ON k.src = c.src AND k.case_id = c.case_id
 		WHERE c.kind = 'create' AND c.bpk IS NOT NULL %s
 		GROUP BY c.src, c.case_id, c.nkeys, c.bpk$q$, sd_where(p_src, p_case, 'c'));
-END
-$f$;
-
--- run step(NULL, NULL) for all cases at once (what = its name in the
--- notice); only if that raises, or under SQL_DIFF_PER_CASE=1, undo it and
--- run step(src, case_id) for each case cases_sql lists, an error going to
--- err_table (src, case_id, err), to tell which case raised it
-CREATE PROCEDURE sd_set_based_else_per_case(step regproc, what text,
-	cases_sql text, err_table regclass)
-LANGUAGE plpgsql AS $f$
-DECLARE
-	r record;
-BEGIN
-	BEGIN
-		IF current_setting('sd.per_case') = 'on' THEN
-			RAISE EXCEPTION 'SQL_DIFF_PER_CASE=1';
-		END IF;
-		EXECUTE format('SELECT %s(NULL, NULL)', step);
-	EXCEPTION WHEN OTHERS THEN
-		RAISE NOTICE 'set-based % raised "%"; redoing the cases one by one', what, SQLERRM;
-		FOR r IN EXECUTE cases_sql LOOP
-			BEGIN
-				EXECUTE format('SELECT %s($1, $2)', step) USING r.src, r.case_id;
-			EXCEPTION WHEN OTHERS THEN
-				EXECUTE format('INSERT INTO %s (src, case_id, err) VALUES ($1, $2, $3)', err_table)
-					USING r.src, r.case_id, SQLERRM;
-			END;
-		END LOOP;
-	END;
 END
 $f$;
 
@@ -375,17 +330,11 @@ SELECT s.src, '(no cases)', ARRAY['no cases in ' || s.dir || '/cases.tsv']
 FROM srcs s WHERE NOT EXISTS (SELECT 1 FROM cases c WHERE c.src = s.src);
 
 -- 5. report
-SELECT 'FAIL', CASE WHEN (SELECT count(*) FROM srcs) > 1 THEN s.dir || ': ' ELSE '' END
-               || coalesce(v.case_id, 'NULL'),
-       regexp_replace(array_to_string(v.reasons, ' | '), '[\t\n\r]+', ' ', 'g')
-FROM verdict v JOIN srcs s USING (src)
-WHERE cardinality(v.reasons) > 0
-ORDER BY v.src, v.case_id
-LIMIT :max_report;
-
-SELECT 'RESULT', count(*) FILTER (WHERE cardinality(reasons) = 0),
-       count(*) FILTER (WHERE cardinality(reasons) > 0)
-FROM verdict;
+CREATE VIEW report AS
+SELECT CASE WHEN (SELECT count(*) FROM srcs) > 1 THEN s.dir || ': ' ELSE '' END
+       || coalesce(v.case_id, 'NULL') AS name, v.reasons
+FROM verdict v JOIN srcs s USING (src);
+SELECT * FROM sd_report(:max_report);
 SQL
 
 sql_diff_report

@@ -70,9 +70,8 @@ done
 sql_diff_setup sql-diff-typed
 
 # ---- schema and load -----------------------------------------------------------
-"${PSQL[@]}" -d "$db" <<'SQL' || die "CREATE EXTENSION bloomfilter or the scratch schema failed"
-CREATE EXTENSION bloomfilter;
-
+sql_diff_schema
+"${PSQL[@]}" -d "$db" <<'SQL' || die "the scratch schema failed"
 CREATE TABLE cases (case_id text, kind text, shape text, bpk int, nkeys int,
 	split int, filter_hex text);
 CREATE TABLE keys (case_id text, ord int, c1 text, c2 text, c3 text, c4 text);
@@ -101,21 +100,6 @@ CREATE TABLE pfilter (case_id text, f bloomfilter, err text);
 CREATE TABLE probe_res (case_id text, ord int, expected bool,
 	b1 bool, b2 bool, i1 bool, i2 bool, s1 bool, s2 bool, mismatch bool);
 CREATE TABLE probe_err (case_id text, err text);
-
-CREATE FUNCTION sd_try_filter(h text, OUT f bloomfilter, OUT err text)
-LANGUAGE plpgsql AS $$
-BEGIN
-	f := ('\x' || h)::bloomfilter;
-EXCEPTION WHEN OTHERS THEN
-	err := SQLERRM;
-END
-$$;
-
-CREATE FUNCTION sd_abbrev(t text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE WHEN t IS NULL THEN 'NULL'
-	            WHEN length(t) > 72 THEN left(t, 60) || '...(' || length(t) || ' chars)'
-	            ELSE t END
-$$;
 
 -- where-clause for one case, or none for all
 CREATE FUNCTION sd_where(p_case text, alias text) RETURNS text
@@ -285,35 +269,6 @@ BEGIN
 			GROUP BY t.case_id, c.kind, c.shape, c.bpk, t.ord < c.split
 		) p
 		GROUP BY case_id$q$, sd_where(p_case, 'c'));
-END
-$f$;
-
--- run step(NULL) for all cases at once (what = its name in the notice);
--- only if that raises, or under SQL_DIFF_PER_CASE=1, undo it and run
--- step(case_id) for each case cases_sql lists, an error going to
--- err_table (case_id, err), to tell which case raised it
-CREATE PROCEDURE sd_set_based_else_per_case(step regproc, what text,
-	cases_sql text, err_table regclass)
-LANGUAGE plpgsql AS $f$
-DECLARE
-	r record;
-BEGIN
-	BEGIN
-		IF current_setting('sd.per_case') = 'on' THEN
-			RAISE EXCEPTION 'SQL_DIFF_PER_CASE=1';
-		END IF;
-		EXECUTE format('SELECT %s(NULL)', step);
-	EXCEPTION WHEN OTHERS THEN
-		RAISE NOTICE 'set-based % raised "%"; redoing the cases one by one', what, SQLERRM;
-		FOR r IN EXECUTE cases_sql LOOP
-			BEGIN
-				EXECUTE format('SELECT %s($1)', step) USING r.case_id;
-			EXCEPTION WHEN OTHERS THEN
-				EXECUTE format('INSERT INTO %s (case_id, err) VALUES ($1, $2)', err_table)
-					USING r.case_id, SQLERRM;
-			END;
-		END LOOP;
-	END;
 END
 $f$;
 
@@ -559,16 +514,8 @@ SELECT '(no cases)', ARRAY['no cases in cases.tsv']
 WHERE NOT EXISTS (SELECT 1 FROM cases);
 
 -- 6. report
-SELECT 'FAIL', coalesce(case_id, 'NULL'),
-       regexp_replace(array_to_string(reasons, ' | '), '[\t\n\r]+', ' ', 'g')
-FROM verdict
-WHERE cardinality(reasons) > 0
-ORDER BY case_id
-LIMIT :max_report;
-
-SELECT 'RESULT', count(*) FILTER (WHERE cardinality(reasons) = 0),
-       count(*) FILTER (WHERE cardinality(reasons) > 0)
-FROM verdict;
+CREATE VIEW report AS SELECT coalesce(case_id, 'NULL') AS name, reasons FROM verdict;
+SELECT * FROM sd_report(:max_report);
 SQL
 
 sql_diff_report

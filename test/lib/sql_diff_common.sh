@@ -10,6 +10,9 @@
 #                          database with C collation ($db), both removed
 #                          on exit (SQL_DIFF_KEEP_DB=1 keeps the database);
 #                          PSQL is the psql command line to use
+#   sql_diff_schema        CREATE EXTENSION bloomfilter in the scratch
+#                          database, and the functions both scripts use
+#                          (test/lib/sql_diff_common.sql)
 #   sql_diff_die MESSAGE   "LABEL: ERROR: MESSAGE" and exit 2, the status
 #                          of a check that could not run
 #   sql_diff_report        the check queries' output in $tmp/out, tab
@@ -58,6 +61,12 @@ sql_diff_setup() {
 		"CREATE DATABASE $db ENCODING 'UTF8' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'" ||
 		sql_diff_die "cannot create the scratch database (is the server up? PGHOST=${PGHOST:-} PGPORT=${PGPORT:-})"
 	SQL_DIFF_CREATED=1
+}
+
+sql_diff_schema() {
+	"${PSQL[@]}" -d "$db" -c 'CREATE EXTENSION bloomfilter' \
+		-f "$(dirname "${BASH_SOURCE[0]}")/sql_diff_common.sql" ||
+		sql_diff_die "CREATE EXTENSION bloomfilter or the shared functions failed"
 }
 
 sql_diff_report() {
