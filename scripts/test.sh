@@ -219,12 +219,13 @@ tenths() { printf '%d.%d' $(($1 / 10)) $(($1 % 10)); }
 # the shell's `times`), and the throw-away cluster's server, a daemon
 # `times` never sees (other suites' own clusters are not counted).
 stage_times() {
-	local i total=$((($(now_us) - RUN_START) / 100000)) cpu load_note=
+	local i title total=$((($(now_us) - RUN_START) / 100000)) cpu load_note=
 	[ "$LOAD" -gt 0 ] && load_note=", with $LOAD CPU-bound processes beside it"
 	stage_end
 	echo "stage times (wall seconds; the whole run $(tenths "$total") s$load_note):"
 	for i in "${!STAGE_TITLES[@]}"; do
-		printf '  %7s  %s\n' "$(tenths "${STAGE_TENTHS[$i]}")" "${STAGE_TITLES[$i]:0:100}"
+		title=${STAGE_TITLES[$i]%% (replay:*}
+		printf '  %7s  %s\n' "$(tenths "${STAGE_TENTHS[$i]}")" "${title:0:100}"
 	done
 	# user and system, the shell's line and its children's, "XmY.ZZZs" each
 	# (`times` here and not in a subshell, whose times start at nought)
@@ -449,59 +450,57 @@ stage_sqldiff_vectors() {
 # make_random_export DIR: fresh random cases from libleveldb (the oracle is
 # the host's libleveldb; other majors get the same cases).  Sets SEED.
 make_random_export() {
-	local out=$1 rc=0
 	SEED=${BLOOM_TEST_SEED:-}
 	[ -n "$SEED" ] || SEED=$(od -An -N4 -tu4 /dev/urandom | tr -d ' \n')
 	case $SEED in '' | *[!0-9]*)
 		bf_warn "BLOOM_TEST_SEED '$SEED' is not a number"
 		;;
 	esac
-	mkdir -p "$out"
-	run_logged "$LOGDIR/export.log" "${MAKE[@]}" test/leveldb/leveldb_diff || rc=$?
-	if [ "$rc" -eq 0 ]; then
-		run_logged "$LOGDIR/export-run.log" test/leveldb/leveldb_diff export-sql "$out" --seed "$SEED" || rc=$?
-	fi
-	return "$rc"
+	leveldb_export export-sql "$1" "$SEED"
 }
 
 # make_typed_export DIR SEED: typed and multi-column keys from libleveldb,
 # over bytes the test encodes itself, for the same seed.
 make_typed_export() {
-	local out=$1 seed=$2 rc=0
+	leveldb_export export-typed-sql "$1" "$2"
+}
+
+# leveldb_export COMMAND DIR SEED: test/leveldb/leveldb_diff COMMAND into DIR.
+leveldb_export() {
+	local command=$1 out=$2 seed=$3 rc=0
 	mkdir -p "$out"
-	run_logged "$LOGDIR/export-typed.log" "${MAKE[@]}" test/leveldb/leveldb_diff || rc=$?
+	run_logged "$LOGDIR/$command-build.log" "${MAKE[@]}" test/leveldb/leveldb_diff || rc=$?
 	if [ "$rc" -eq 0 ]; then
-		run_logged "$LOGDIR/export-typed-run.log" test/leveldb/leveldb_diff export-typed-sql "$out" --seed "$seed" || rc=$?
+		run_logged "$LOGDIR/$command.log" test/leveldb/leveldb_diff "$command" "$out" --seed "$seed" || rc=$?
 	fi
 	return "$rc"
+}
+
+# stage_sqldiff_random DIR SEED: the export in DIR through bloom_agg and <~.
+stage_sqldiff_random() {
+	stage_sqldiff_export "random LevelDB export" "sql-diff leveldb-random" sql-diff \
+		test/sql_diff.sh export-sql "$@"
 }
 
 # stage_sqldiff_typed DIR SEED: the typed export in DIR through bloom_agg,
 # bloom_key, bloom_add and <~ at each key type.
 stage_sqldiff_typed() {
-	local dir=$1 seed=$2
-	stage "sql-diff: typed and multi-column keys against LevelDB, seed $seed (replay: BLOOM_TEST_SEED=$seed scripts/test.sh)"
-	if [ -z "$cluster_ok" ]; then
-		record "sql-diff typed keys" 0 1 "not run: no cluster; seed $seed"
-	elif [ ! -d "$dir" ]; then
-		record "sql-diff typed keys" 0 1 "no export: leveldb_diff export-typed-sql failed; seed $seed"
-	else
-		run_suite --note "seed $seed" "sql-diff typed keys" sql-diff-typed "$LOGDIR/sqldiff-typed.log" \
-			test/sql_diff_typed.sh "$dir"
-	fi
+	stage_sqldiff_export "typed and multi-column keys against LevelDB" "sql-diff typed keys" \
+		sql-diff-typed test/sql_diff_typed.sh export-typed-sql "$@"
 }
 
-# stage_sqldiff_random DIR SEED: the export in DIR through bloom_agg and <~.
-stage_sqldiff_random() {
-	local dir=$1 seed=$2
-	stage "sql-diff: random LevelDB export, seed $seed (replay: BLOOM_TEST_SEED=$seed scripts/test.sh)"
+# stage_sqldiff_export WHAT NAME LABEL SCRIPT COMMAND DIR SEED: SCRIPT over
+# DIR, what leveldb_diff COMMAND wrote for SEED, recorded as NAME from its
+# LABEL count.
+stage_sqldiff_export() {
+	local what=$1 name=$2 label=$3 script=$4 command=$5 dir=$6 seed=$7
+	stage "sql-diff: $what, seed $seed (replay: BLOOM_TEST_SEED=$seed scripts/test.sh)"
 	if [ -z "$cluster_ok" ]; then
-		record "sql-diff leveldb-random" 0 1 "not run: no cluster; seed $seed"
+		record "$name" 0 1 "not run: no cluster; seed $seed"
 	elif [ ! -d "$dir" ]; then
-		record "sql-diff leveldb-random" 0 1 "no export: leveldb_diff export-sql failed; seed $seed"
+		record "$name" 0 1 "no export: leveldb_diff $command failed; seed $seed"
 	else
-		run_suite --note "seed $seed" "sql-diff leveldb-random" sql-diff "$LOGDIR/sqldiff-random.log" \
-			test/sql_diff.sh "$dir"
+		run_suite --note "seed $seed" "$name" "$label" "$LOGDIR/$label-$command.log" "$script" "$dir"
 	fi
 }
 
