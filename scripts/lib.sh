@@ -89,19 +89,19 @@ bf_pkg_installed() {
 # bf_ensure_deps [--leveldb] [--robustness] [--bench] [--outside]
 bf_ensure_deps() {
 	# libipc-run-perl: PostgreSQL::Test::Cluster, which test/tap.sh runs
-	local want=("postgresql-$BF_PG_MAJOR" "postgresql-server-dev-$BF_PG_MAJOR"
+	local pkgs=("postgresql-$BF_PG_MAJOR" "postgresql-server-dev-$BF_PG_MAJOR"
 		build-essential gcc make g++ libipc-run-perl)
 	local arg
 	for arg in "$@"; do
 		case $arg in
-		--leveldb) want+=(libleveldb-dev) ;;
+		--leveldb) pkgs+=(libleveldb-dev) ;;
 		# the sanitizer and fuzz builds (clang, its runtimes) and sqlsmith
-		--robustness) want+=(clang libclang-rt-dev sqlsmith) ;;
+		--robustness) pkgs+=(clang libclang-rt-dev sqlsmith) ;;
 		# bench/run.sh: the HyperLogLog extension it compares bloom_agg with
-		--bench) want+=("postgresql-$BF_PG_MAJOR-hll") ;;
+		--bench) pkgs+=("postgresql-$BF_PG_MAJOR-hll") ;;
 		# libbloomfilter's install test, the tool's manual page (groff renders it in
 		# the tool's test) and the Python module's build and pip install
-		--outside) want+=(pkg-config groff-base python3-dev python3-setuptools python3-venv python3-pip python3-wheel) ;;
+		--outside) pkgs+=(pkg-config groff-base python3-dev python3-setuptools python3-venv python3-pip python3-wheel) ;;
 		*)
 			bf_err "bf_ensure_deps: unknown argument $arg"
 			return 2
@@ -109,24 +109,24 @@ bf_ensure_deps() {
 		esac
 	done
 
-	bf_ensure_packages "${want[@]}"
+	bf_ensure_packages "${pkgs[@]}"
 }
 
 # bf_ensure_packages PKG...: check for Debian packages; as root install the
 # missing ones, otherwise print the command that would.
 bf_ensure_packages() {
-	local want=("$@")
+	local pkgs=("$@")
 	if ! command -v dpkg-query >/dev/null 2>&1; then
-		bf_warn "dpkg-query not found (not Debian?): not checking for ${want[*]}"
+		bf_warn "dpkg-query not found (not Debian?): not checking for ${pkgs[*]}"
 		return 0
 	fi
 
 	local missing=() pkg
-	for pkg in "${want[@]}"; do
+	for pkg in "${pkgs[@]}"; do
 		bf_pkg_installed "$pkg" || missing+=("$pkg")
 	done
 	if [ "${#missing[@]}" -eq 0 ]; then
-		bf_log "dependencies present: ${want[*]}"
+		bf_log "dependencies present: ${pkgs[*]}"
 		return 0
 	fi
 
@@ -174,25 +174,25 @@ bf_at_exit() {
 }
 
 bf__cleanup() {
-	local d data cmd keep=()
+	local d data cmd kept=()
 	for cmd in "${BF_AT_EXIT[@]+"${BF_AT_EXIT[@]}"}"; do
 		eval "$cmd" || bf_warn "at exit: $cmd failed"
 	done
 	BF_AT_EXIT=()
 	if ! bf_cluster_stop; then
 		# Never delete the files of a server that may still be running.
-		keep+=("$BF_CLUSTER_DIR")
+		kept+=("$BF_CLUSTER_DIR")
 		bf_warn "leaving $BF_CLUSTER_DIR in place"
 	fi
 	for data in "${BF_MORE_PGDATA[@]+"${BF_MORE_PGDATA[@]}"}"; do
 		if ! bf__stop_data "$data"; then
-			keep+=("$(dirname "$data")")
+			kept+=("$(dirname "$data")")
 			bf_warn "leaving $(dirname "$data") in place"
 		fi
 	done
 	BF_MORE_PGDATA=()
 	for d in "${BF_TMP_DIRS[@]+"${BF_TMP_DIRS[@]}"}"; do
-		if [ -n "$d" ] && [ -d "$d" ] && [[ " ${keep[*]-} " != *" $d "* ]]; then
+		if [ -n "$d" ] && [ -d "$d" ] && [[ " ${kept[*]-} " != *" $d "* ]]; then
 			rm -rf -- "$d"
 		fi
 	done
@@ -472,4 +472,225 @@ bf__load_stop() {
 	for pid in "$@"; do
 		wait "$pid" 2>/dev/null || true
 	done
+}
+
+# ---- a run of suites: stages, counts, the summary ------------------------------
+#
+# What scripts/test.sh and test/robustness.sh share:
+#   bf_stage TITLE...            a stage's header; its wall time is kept
+#   bf_stage_times [NOTE]        the wall seconds of every stage so far and
+#                                the CPU time of the script (NOTE: more, such
+#                                as a server's CPU time, on that line)
+#   bf_record NAME PASSED FAILED [NOTE]  a suite's counts (also appended to
+#                                the file BF_RECORDS names, when set)
+#   bf_run_logged LOG CMD...     CMD's output shown and kept in LOG, within
+#                                BF_STAGE_TIMEOUT seconds when set
+#   bf_record_counted NAME LABEL RC LOG [NOTE]  a suite from the last
+#                                "LABEL: N passed, N failed" of LOG
+#   bf_run_suite [--note NOTE] NAME LABEL LOG CMD...  both
+#   bf_summary_table TITLE       the table of the suites; sets
+#                                BF_TOTAL_PASSED and BF_TOTAL_FAILED
+# A suite that printed no count, or exited non-zero without counting a
+# failure, counts as 1 failed.
+
+BF_SUITE_NAMES=()
+BF_SUITE_PASS=()
+BF_SUITE_FAIL=()
+BF_SUITE_NOTES=()
+BF_STAGE_TITLES=()
+BF_STAGE_TENTHS=()
+BF_STAGE_CURRENT=
+BF_STAGE_START=
+BF_RUN_START=${EPOCHREALTIME//[!0-9]/}
+
+# microseconds since the epoch
+bf__now_us() { printf '%s\n' "${EPOCHREALTIME//[!0-9]/}"; }
+bf__tenths() { printf '%d.%d' $(($1 / 10)) $(($1 % 10)); }
+
+# The stage that was running ends (at the next stage, or at the summary).
+bf__stage_end() {
+	[ -n "$BF_STAGE_CURRENT" ] || return 0
+	BF_STAGE_TITLES+=("$BF_STAGE_CURRENT")
+	BF_STAGE_TENTHS+=("$((($(bf__now_us) - BF_STAGE_START) / 100000))")
+	BF_STAGE_CURRENT=
+}
+
+bf_stage() {
+	bf__stage_end
+	BF_STAGE_CURRENT=$*
+	BF_STAGE_START=$(bf__now_us)
+	echo
+	echo "######## $* ########"
+}
+
+# The CPU seconds are the shell's `times`: this script and what it waited
+# for (compilers, tests, clients), never a server, which is a daemon.
+bf_stage_times() {
+	local i title total=$((($(bf__now_us) - BF_RUN_START) / 100000)) times
+	bf__stage_end
+	echo "stage times (wall seconds; the whole run $(bf__tenths "$total") s):"
+	for i in "${!BF_STAGE_TITLES[@]}"; do
+		title=${BF_STAGE_TITLES[$i]%% (replay:*}
+		printf '  %7s  %s\n' "$(bf__tenths "${BF_STAGE_TENTHS[$i]}")" "${title:0:100}"
+	done
+	# `times` in this shell, not in a subshell, whose times start at nought:
+	# "XmY.ZZZs XmY.ZZZs" (user, system), the shell's line then its children's
+	times=$(mktemp) || return 1
+	times >"$times"
+	LC_ALL=C awk -v more="${1:-}" '{ for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t[i] += a[1] * 60 + a[2] } }
+		END { printf "CPU time: this script and what it ran %.1f s user + %.1f s system%s\n", t[1], t[2], more }' "$times"
+	rm -f -- "$times"
+}
+
+bf_record() {
+	BF_SUITE_NAMES+=("$1")
+	BF_SUITE_PASS+=("$2")
+	BF_SUITE_FAIL+=("$3")
+	BF_SUITE_NOTES+=("${4:-}")
+	if [ -n "${BF_RECORDS:-}" ]; then
+		printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >>"$BF_RECORDS"
+	fi
+}
+
+bf_run_logged() {
+	local log=$1
+	shift
+	if [ -n "${BF_STAGE_TIMEOUT:-}" ]; then
+		timeout -k 30 "$BF_STAGE_TIMEOUT" "$@" 2>&1 | tee "$log"
+	else
+		"$@" 2>&1 | tee "$log"
+	fi
+	return "${PIPESTATUS[0]}"
+}
+
+# bf_last_count LABEL LOG: "P F" from the last "LABEL: P passed, F failed".
+bf_last_count() {
+	local line
+	line=$(grep -E "^[[:space:]]*$1: [0-9]+ passed, [0-9]+ failed" "$2" | tail -n 1 || true)
+	[ -n "$line" ] || return 1
+	sed -E 's/^[[:space:]]*[^:]+: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/' <<<"$line"
+}
+
+# bf_crash_note RC MESSAGE: what a suite's exit status RC adds to MESSAGE.
+bf_crash_note() {
+	case $1 in
+	124) echo "TIMED OUT after ${BF_STAGE_TIMEOUT:-?}s;" ;;
+	0) echo "$2;" ;;
+	*) echo "$2 (exit $1);" ;;
+	esac
+}
+
+bf_record_counted() {
+	local name=$1 label=$2 rc=$3 log=$4 note=${5:-} counts p f
+	if ! counts=$(bf_last_count "$label" "$log"); then
+		bf_record "$name" 0 1 "$(bf_crash_note "$rc" "printed no '$label: N passed, N failed'") $note"
+		return
+	fi
+	read -r p f <<<"$counts"
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		bf_record "$name" "$p" 1 "$(bf_crash_note "$rc" "exited $rc although it counted no failure") $note"
+	elif [ $((p + f)) -eq 0 ]; then
+		bf_record "$name" 0 1 "ran no tests $note"
+	else
+		bf_record "$name" "$p" "$f" "$note"
+	fi
+}
+
+bf_run_suite() {
+	local note='' name label log rc=0
+	if [ "$1" = --note ]; then
+		note=$2
+		shift 2
+	fi
+	name=$1 label=$2 log=$3
+	shift 3
+	bf_run_logged "$log" "$@" || rc=$?
+	bf_record_counted "$name" "$label" "$rc" "$log" "$note"
+}
+
+bf_summary_table() {
+	local i skipped=0
+	BF_TOTAL_PASSED=0
+	BF_TOTAL_FAILED=0
+	echo
+	echo "==================== $1 ===================="
+	for i in "${!BF_SUITE_NAMES[@]}"; do
+		printf '  %-34s %6d passed %6d failed  %s\n' "${BF_SUITE_NAMES[$i]}" \
+			"${BF_SUITE_PASS[$i]}" "${BF_SUITE_FAIL[$i]}" "${BF_SUITE_NOTES[$i]}"
+		BF_TOTAL_PASSED=$((BF_TOTAL_PASSED + BF_SUITE_PASS[i]))
+		BF_TOTAL_FAILED=$((BF_TOTAL_FAILED + BF_SUITE_FAIL[i]))
+		[[ ${BF_SUITE_NOTES[$i]} == SKIPPED* ]] && skipped=$((skipped + 1))
+	done
+	echo "=================================================="
+	if [ "$skipped" -gt 0 ]; then
+		echo "($skipped suite(s) skipped: see SKIPPED above)"
+	fi
+}
+
+# ---- a test script's command line ------------------------------------------------
+
+# bf_options SPEC ARG...: a test script's options ARG... into its
+# variables.  SPEC is words
+#   --opt:VAR         --opt N sets VAR to N, a whole number
+#   --opt:VAR:word    --opt W sets VAR to W
+#   --opt:VAR:more    --opt W adds W to VAR (space-separated; repeatable)
+#   --opt:VAR=VALUE   the flag --opt sets VAR to VALUE
+# with the value as the next argument or after "=".  -h/--help prints the
+# script's head comment; anything else, or a value that is not a whole
+# number where one is wanted, is a message and exit 2.  bf_option_given
+# VAR then says whether an option set VAR.
+BF_OPTIONS_GIVEN=' '
+bf_options() {
+	local spec=" ${1//[$'\n\t']/ } " me=${0##*/} arg opt word var kind val
+	shift
+	while [ $# -gt 0 ]; do
+		arg=$1
+		shift
+		case $arg in -h | --help)
+			sed -n '3,${/^#/!q;s/^# \{0,1\}//;p}' "$0"
+			exit 0
+			;;
+		esac
+		opt=${arg%%=*}
+		word=${spec#*" $opt:"}
+		word=${word%% *}
+		if [[ $opt != --?* || $spec != *" $opt:"* || ($word == *=* && $arg != "$opt") ]]; then
+			printf '%s: unknown argument %s (see --help)\n' "$me" "$arg" >&2
+			exit 2
+		fi
+		if [[ $word == *=* ]]; then
+			printf -v "${word%%=*}" '%s' "${word#*=}"
+			continue
+		fi
+		if [ "$arg" != "$opt" ]; then
+			val=${arg#*=}
+		elif [ $# -gt 0 ]; then
+			val=$1
+			shift
+		else
+			printf '%s: %s needs a value\n' "$me" "$opt" >&2
+			exit 2
+		fi
+		var=${word%%:*}
+		kind=${word#"$var"}
+		case $kind in
+		'')
+			case $val in '' | *[!0-9]*)
+				printf '%s: %s takes a whole number, not "%s"\n' "$me" "$opt" "$val" >&2
+				exit 2
+				;;
+			esac
+			;;
+		:more) val="${!var:-} $val" ;;
+		esac
+		printf -v "$var" '%s' "$val"
+		BF_OPTIONS_GIVEN+="$var "
+	done
+}
+
+bf_option_given() { [[ $BF_OPTIONS_GIVEN == *" $1 "* ]]; }
+
+# A seed for a random run, from /dev/urandom: 1 to 2^31 - 1.
+bf_random_seed() {
+	echo $(($(od -An -N4 -tu4 /dev/urandom | tr -d ' \n') % 2147483647 + 1))
 }

@@ -138,152 +138,34 @@ MAKE=(make "PG_CONFIG=$(bf_pg_config)")
 
 # ---- bookkeeping ----------------------------------------------------------
 
-SUITE_NAMES=()
-SUITE_PASS=()
-SUITE_FAIL=()
-SUITE_NOTES=()
-
-# record NAME PASSED FAILED [NOTE]
-record() {
-	SUITE_NAMES+=("$1")
-	SUITE_PASS+=("$2")
-	SUITE_FAIL+=("$3")
-	SUITE_NOTES+=("${4:-}")
-	if [ -n "$INSIDE" ]; then
-		printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:-}" >>"$BF_RECORDS"
-	fi
-}
+# The suites' counts, the stages and their times: scripts/lib.sh (bf_record,
+# bf_stage, bf_run_suite, ...); BF_RECORDS, set inside a chroot, is where
+# the host reads that major's records.
+BF_STAGE_TIMEOUT=$STAGE_TIMEOUT
+record() { bf_record "$@"; }
+stage() { bf_stage "$@"; }
+run_suite() { bf_run_suite "$@"; }
 
 summary() {
-	local i total_p=0 total_f=0 skipped=0
-	echo
-	echo "==================== summary ===================="
-	for i in "${!SUITE_NAMES[@]}"; do
-		printf '  %-34s %6d passed %6d failed  %s\n' "${SUITE_NAMES[$i]}" \
-			"${SUITE_PASS[$i]}" "${SUITE_FAIL[$i]}" "${SUITE_NOTES[$i]}"
-		total_p=$((total_p + SUITE_PASS[i]))
-		total_f=$((total_f + SUITE_FAIL[i]))
-		[[ ${SUITE_NOTES[$i]} == SKIPPED* ]] && skipped=$((skipped + 1))
-	done
-	echo "================================================="
-	if [ "$skipped" -gt 0 ]; then
-		echo "($skipped suite(s) skipped: see SKIPPED above)"
-	fi
-	stage_times
+	local more=
+	bf_summary_table summary
+	[ -z "$SERVER_CPU" ] || more="; the throw-away cluster's server $SERVER_CPU s"
+	[ "$LOAD" -eq 0 ] || more="$more; $LOAD CPU-bound processes beside the run"
+	bf_stage_times "$more"
 	# Inside a chroot this is one part of the run: the host prints the total.
 	if [ -n "$INSIDE" ]; then
-		echo "PostgreSQL $BF_PG_MAJOR in its chroot: $total_p passed, $total_f failed"
+		echo "PostgreSQL $BF_PG_MAJOR in its chroot: $BF_TOTAL_PASSED passed, $BF_TOTAL_FAILED failed"
 	else
-		echo "tests: $total_p passed, $total_f failed"
+		echo "tests: $BF_TOTAL_PASSED passed, $BF_TOTAL_FAILED failed"
 	fi
-	[ "$total_f" -eq 0 ]
+	[ "$BF_TOTAL_FAILED" -eq 0 ]
 }
+SERVER_CPU=
 
 # Stop here (after a failed build step): summary, then exit 1.
 finish_early() {
 	summary || true
 	exit 1
-}
-
-# ---- the wall time of every stage, and the CPU time of the run ---------------
-
-STAGE_TITLES=()
-STAGE_TENTHS=()
-STAGE_CURRENT=
-STAGE_START=
-RUN_START=${EPOCHREALTIME//[!0-9]/}
-
-# microseconds since the epoch
-now_us() { printf '%s\n' "${EPOCHREALTIME//[!0-9]/}"; }
-
-# The stage that was running ends (at the next stage, or at the summary).
-stage_end() {
-	[ -n "$STAGE_CURRENT" ] || return 0
-	STAGE_TITLES+=("$STAGE_CURRENT")
-	STAGE_TENTHS+=("$((($(now_us) - STAGE_START) / 100000))")
-	STAGE_CURRENT=
-}
-
-stage() {
-	stage_end
-	STAGE_CURRENT=$*
-	STAGE_START=$(now_us)
-	echo
-	echo "######## $* ########"
-}
-
-tenths() { printf '%d.%d' $(($1 / 10)) $(($1 % 10)); }
-
-# The wall seconds of each stage, in the order they ran, and the CPU
-# seconds: this script and what it waited for (compilers, tests, clients;
-# the shell's `times`), and the throw-away cluster's server, a daemon
-# `times` never sees (other suites' own clusters are not counted).
-stage_times() {
-	local i title total=$((($(now_us) - RUN_START) / 100000)) cpu load_note=
-	[ "$LOAD" -gt 0 ] && load_note=", with $LOAD CPU-bound processes beside it"
-	stage_end
-	echo "stage times (wall seconds; the whole run $(tenths "$total") s$load_note):"
-	for i in "${!STAGE_TITLES[@]}"; do
-		title=${STAGE_TITLES[$i]%% (replay:*}
-		printf '  %7s  %s\n' "$(tenths "${STAGE_TENTHS[$i]}")" "${title:0:100}"
-	done
-	# user and system, the shell's line and its children's, "XmY.ZZZs" each
-	# (`times` here and not in a subshell, whose times start at nought)
-	times >"$LOGDIR/times"
-	cpu=$(LC_ALL=C awk '{ for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t[i] += a[1] * 60 + a[2] } }
-		END { printf "%.1f s user + %.1f s system", t[1], t[2] }' "$LOGDIR/times")
-	printf 'CPU time: this script and what it ran %s' "$cpu"
-	[ -n "$SERVER_CPU" ] && printf '; the throw-away cluster'"'"'s server %s s' "$SERVER_CPU"
-	printf '\n'
-}
-SERVER_CPU=
-
-# run_logged LOG CMD...: run CMD (with the stage timeout), its output shown
-# and kept in LOG; returns CMD's exit status (124 on timeout).
-run_logged() {
-	local log=$1
-	shift
-	timeout -k 30 "$STAGE_TIMEOUT" "$@" 2>&1 | tee "$log"
-	return "${PIPESTATUS[0]}"
-}
-
-# last_count LABEL LOG: print "P F" from the last "LABEL: P passed, F failed".
-last_count() {
-	local line
-	line=$(grep -E "^[[:space:]]*$1: [0-9]+ passed, [0-9]+ failed" "$2" | tail -n 1 || true)
-	[ -n "$line" ] || return 1
-	sed -E 's/^[[:space:]]*[^:]+: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/' <<<"$line"
-}
-
-# record_counted NAME LABEL RC LOG [NOTE]: record a suite from its count line.
-record_counted() {
-	local name=$1 label=$2 rc=$3 log=$4 note=${5:-} counts p f
-	if ! counts=$(last_count "$label" "$log"); then
-		record "$name" 0 1 "$(crash_note "$rc" "printed no '$label: N passed, N failed'") $note"
-		return
-	fi
-	read -r p f <<<"$counts"
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		record "$name" "$p" 1 "$(crash_note "$rc" "exited $rc although it counted no failure") $note"
-	elif [ $((p + f)) -eq 0 ]; then
-		record "$name" 0 1 "ran no tests $note"
-	else
-		record "$name" "$p" "$f" "$note"
-	fi
-}
-
-# run_suite [--note NOTE] NAME LABEL LOG CMD...: run CMD, then record NAME
-# from its last "LABEL: N passed, N failed" line.
-run_suite() {
-	local note='' name label log rc=0
-	if [ "$1" = --note ]; then
-		note=$2
-		shift 2
-	fi
-	name=$1 label=$2 log=$3
-	shift 3
-	run_logged "$log" "$@" || rc=$?
-	record_counted "$name" "$label" "$rc" "$log" "$note"
 }
 
 # run_skippable NAME LABEL LOG CMD...: run_suite for a suite that may not
@@ -292,12 +174,12 @@ run_suite() {
 run_skippable() {
 	local name=$1 label=$2 log=$3 rc=0 why
 	shift 3
-	run_logged "$log" "$@" || rc=$?
+	bf_run_logged "$log" "$@" || rc=$?
 	if [ "$rc" -eq 77 ]; then
 		why=$(sed -n "s/^$label: skipped (\\(.*\\))\$/\\1/p" "$log" | tail -n 1)
 		record "$name" 0 0 "SKIPPED: ${why:-see ${log##*/}}"
 	else
-		record_counted "$name" "$label" "$rc" "$log"
+		bf_record_counted "$name" "$label" "$rc" "$log"
 	fi
 }
 
@@ -311,14 +193,6 @@ cluster_suite() {
 	fi
 }
 
-crash_note() {
-	case $1 in
-	124) echo "TIMED OUT after ${STAGE_TIMEOUT}s;" ;;
-	0) echo "$2;" ;;
-	*) echo "$2 (exit $1);" ;;
-	esac
-}
-
 # ---- stages shared by every major ------------------------------------------
 
 # Each returns non-zero when the suite cannot go on (nothing built or
@@ -330,7 +204,7 @@ stage_build() {
 	bf_log "PostgreSQL: $(bf_pg_config), installed into its directories, servers from $(bf_pg_bindir)"
 	# Rebuild everything, so that every warning shows.
 	"${MAKE[@]}" clean >/dev/null 2>&1 || true
-	run_logged "$build_log" "${MAKE[@]}" COPT=-Werror || rc=$?
+	bf_run_logged "$build_log" "${MAKE[@]}" COPT=-Werror || rc=$?
 	# Any warning counts, also from tools -Werror does not reach (clang's bitcode).
 	warnings=$(grep -E 'warning:' "$build_log" | grep -Ev '^make(\[[0-9]+\])?: ' || true)
 	if [ "$rc" -ne 0 ]; then
@@ -408,17 +282,17 @@ stage_regress() {
 		return 0
 	fi
 	rm -f regression.diffs regression.out
-	run_logged "$LOGDIR/regress.log" "${MAKE[@]}" installcheck || rc=$?
+	bf_run_logged "$LOGDIR/regress.log" "${MAKE[@]}" installcheck || rc=$?
 	if parse_pg_regress "$LOGDIR/regress.log"; then
 		if [ "$rc" -ne 0 ] && [ "$REG_F" -eq 0 ]; then
-			record "regression" "$REG_P" 1 "$(crash_note "$rc" "installcheck failed") $REG_NOTE"
+			record "regression" "$REG_P" 1 "$(bf_crash_note "$rc" "installcheck failed") $REG_NOTE"
 		elif [ $((REG_P + REG_F)) -eq 0 ]; then
 			record "regression" 0 1 "ran no tests $REG_NOTE"
 		else
 			record "regression" "$REG_P" "$REG_F" "$REG_NOTE"
 		fi
 	else
-		record "regression" 0 1 "$(crash_note "$rc" "pg_regress printed no result")"
+		record "regression" 0 1 "$(bf_crash_note "$rc" "pg_regress printed no result")"
 	fi
 	if [ -s regression.diffs ]; then
 		echo "---- regression.diffs (first 400 lines; full file: $ROOT/regression.diffs) ----"
@@ -436,12 +310,12 @@ stage_sqldiff_vectors() {
 		return 0
 	fi
 	mkdir -p "$vec_out"
-	run_logged "$LOGDIR/vectors2tsv.log" "${MAKE[@]}" test/unit/vectors2tsv || rc=$?
+	bf_run_logged "$LOGDIR/vectors2tsv.log" "${MAKE[@]}" test/unit/vectors2tsv || rc=$?
 	if [ "$rc" -eq 0 ]; then
-		run_logged "$LOGDIR/vectors2tsv-run.log" test/unit/vectors2tsv test/data/vectors "$vec_out" || rc=$?
+		bf_run_logged "$LOGDIR/vectors2tsv-run.log" test/unit/vectors2tsv test/data/vectors "$vec_out" || rc=$?
 	fi
 	if [ "$rc" -ne 0 ]; then
-		record "sql-diff vectors" 0 1 "$(crash_note "$rc" "export with test/unit/vectors2tsv failed")"
+		record "sql-diff vectors" 0 1 "$(bf_crash_note "$rc" "export with test/unit/vectors2tsv failed")"
 	else
 		run_suite "sql-diff vectors" sql-diff "$LOGDIR/sqldiff-vectors.log" test/sql_diff.sh "$vec_out"
 	fi
@@ -469,9 +343,9 @@ make_typed_export() {
 leveldb_export() {
 	local command=$1 out=$2 seed=$3 rc=0
 	mkdir -p "$out"
-	run_logged "$LOGDIR/$command-build.log" "${MAKE[@]}" test/leveldb/leveldb_diff || rc=$?
+	bf_run_logged "$LOGDIR/$command-build.log" "${MAKE[@]}" test/leveldb/leveldb_diff || rc=$?
 	if [ "$rc" -eq 0 ]; then
-		run_logged "$LOGDIR/$command.log" test/leveldb/leveldb_diff "$command" "$out" --seed "$seed" || rc=$?
+		bf_run_logged "$LOGDIR/$command.log" test/leveldb/leveldb_diff "$command" "$out" --seed "$seed" || rc=$?
 	fi
 	return "$rc"
 }
@@ -544,7 +418,7 @@ stage_tap() {
 	# whole gets that for each file
 	local files
 	files=$(find test/t -name '*.pl' | wc -l)
-	STAGE_TIMEOUT=$((STAGE_TIMEOUT * files)) run_logged "$log" \
+	BF_STAGE_TIMEOUT=$((STAGE_TIMEOUT * files)) bf_run_logged "$log" \
 		env PG_CONFIG="$(bf_pg_config)" BLOOM_STAGE_TIMEOUT="$STAGE_TIMEOUT" test/tap.sh || rc=$?
 	for t in test/t/*.pl; do
 		name=$(basename "$t" .pl)
@@ -552,11 +426,11 @@ stage_tap() {
 		if [ -n "$why" ]; then
 			record "tap $name" 0 0 "SKIPPED: $why"
 		else
-			record_counted "tap $name" "$name" 0 "$log"
+			bf_record_counted "tap $name" "$name" 0 "$log"
 		fi
 	done
 	if [ "$rc" -ne 0 ] && ! grep -qE '^tap: [0-9]+ passed, [1-9]' "$log"; then
-		record "tap" 0 1 "$(crash_note "$rc" "test/tap.sh failed without counting a failure")"
+		record "tap" 0 1 "$(bf_crash_note "$rc" "test/tap.sh failed without counting a failure")"
 	fi
 }
 
@@ -614,9 +488,9 @@ stage_outside() {
 stage_leveldb() {
 	local rc=0 seed
 	stage "LevelDB differential test (make leveldbtest)"
-	run_logged "$LOGDIR/leveldb.log" "${MAKE[@]}" leveldbtest || rc=$?
+	bf_run_logged "$LOGDIR/leveldb.log" "${MAKE[@]}" leveldbtest || rc=$?
 	seed=$(grep -E '^seed: ' "$LOGDIR/leveldb.log" | head -n 1 | sed 's/^seed: //' || true)
-	record_counted "leveldb" leveldb "$rc" "$LOGDIR/leveldb.log" "${seed:+seed $seed}"
+	bf_record_counted "leveldb" leveldb "$rc" "$LOGDIR/leveldb.log" "${seed:+seed $seed}"
 }
 
 # ---- the quick check (--quick) ----------------------------------------------------
@@ -665,11 +539,11 @@ host_suite() {
 
 	stage "fuzz smoke (test/fuzz/run.sh)"
 	rc=0
-	run_logged "$LOGDIR/fuzz.log" test/fuzz/run.sh || rc=$?
+	bf_run_logged "$LOGDIR/fuzz.log" test/fuzz/run.sh || rc=$?
 	local fuzz_note fuzz_seed
 	fuzz_note=$(sed -nE 's/^fuzz: ([0-9]+) executions in total.*/\1 executions/p' "$LOGDIR/fuzz.log" | tail -n 1)
 	fuzz_seed=$(sed -nE 's/^fuzz: .* seed ([0-9]+) .*/seed \1/p' "$LOGDIR/fuzz.log" | head -n 1)
-	record_counted "fuzz" fuzz "$rc" "$LOGDIR/fuzz.log" "$fuzz_note $fuzz_seed"
+	bf_record_counted "fuzz" fuzz "$rc" "$LOGDIR/fuzz.log" "$fuzz_note $fuzz_seed"
 
 	stage_outside
 
@@ -700,10 +574,10 @@ host_suite() {
 
 	stage "sqlsmith: 1000 random queries, no crash (test/sqlsmith_run.sh)"
 	rc=0
-	run_logged "$LOGDIR/sqlsmith.log" test/sqlsmith_run.sh --queries 1000 || rc=$?
+	bf_run_logged "$LOGDIR/sqlsmith.log" test/sqlsmith_run.sh --queries 1000 || rc=$?
 	local smith_seed
 	smith_seed=$(sed -nE 's/^sqlsmith: [0-9]+ queries, seed ([0-9]+).*/seed \1/p' "$LOGDIR/sqlsmith.log" | head -n 1)
-	record_counted "sqlsmith" sqlsmith "$rc" "$LOGDIR/sqlsmith.log" "$smith_seed"
+	bf_record_counted "sqlsmith" sqlsmith "$rc" "$LOGDIR/sqlsmith.log" "$smith_seed"
 
 	stage "memory: a backend's peak while probing and aggregating (test/memory_check.sh)"
 	run_suite "memory" memory "$LOGDIR/memory.log" test/memory_check.sh
@@ -798,7 +672,7 @@ chroot_suite() {
 		[ -n "$n" ] && record "pg$major $n" "$p" "$f" "$note"
 	done <"$work/out/records.tsv"
 	if [ ! -s "$work/out/records.tsv" ]; then
-		record "pg$major" 0 1 "$(crash_note "$rc" "the chroot session recorded nothing")"
+		record "pg$major" 0 1 "$(bf_crash_note "$rc" "the chroot session recorded nothing")"
 	fi
 }
 
@@ -885,7 +759,7 @@ package_suite() {
 	BF_SESSION_TIMEOUT=$STAGE_TIMEOUT bf_chroot_session "$root" "$deb_dir:/build" -- \
 		bash -c "cd /build/bloomfilter-$version && bash test/deb_install_test.sh /build/debs/*.deb" \
 		2>&1 | tee "$LOGDIR/deb$major-install.log" || rc=$?
-	record_counted "pg$major deb install" deb-install "$rc" "$LOGDIR/deb$major-install.log"
+	bf_record_counted "pg$major deb install" deb-install "$rc" "$LOGDIR/deb$major-install.log"
 }
 
 # ---- filters dumped by each major, restored by every newer one -----------------
@@ -909,7 +783,7 @@ cross_major_suite() {
 			continue # skipped above
 		fi
 		cat "$LOGDIR/cross-$major.log"
-		record_counted "cross-major pg$major" cross-major "$rc" "$LOGDIR/cross-$major.log"
+		bf_record_counted "cross-major pg$major" cross-major "$rc" "$LOGDIR/cross-$major.log"
 	done
 }
 

@@ -45,27 +45,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 SMALL=1000000
 ROWS=10000000
-while [ $# -gt 0 ]; do
-	case $1 in
-	--rows)
-		ROWS=${2:?--rows needs a number}
-		shift 2
-		;;
-	-h | --help)
-		sed -n '3,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-		exit 0
-		;;
-	*)
-		echo "memory_check.sh: unknown argument $1" >&2
-		exit 2
-		;;
-	esac
-done
-case $ROWS in '' | *[!0-9]*)
-	echo "memory_check.sh: --rows takes a whole number" >&2
-	exit 2
-	;;
-esac
+bf_options '--rows:ROWS' "$@"
 [ "$ROWS" -gt "$SMALL" ] || {
 	echo "memory_check.sh: --rows must be more than $SMALL" >&2
 	exit 2

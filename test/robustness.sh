@@ -36,131 +36,55 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-ROOT=$PWD
 # shellcheck source=scripts/lib.sh
 . scripts/lib.sh
 
-FUZZ_ARGS=(--runs 20000)
+FUZZ_RUNS=20000
+FUZZ_TIME=
 SMITH_QUERIES=5000
 ROWS=10000000
 SEED=
-SKIP=" "
-
-while [ $# -gt 0 ]; do
-	case $1 in
-	--long)
-		FUZZ_ARGS=(--time 600)
-		SMITH_QUERIES=100000
-		ROWS=50000000
-		shift
-		;;
-	--fuzz-runs)
-		FUZZ_ARGS=(--runs "${2:?}")
-		shift 2
-		;;
-	--fuzz-time)
-		FUZZ_ARGS=(--time "${2:?}")
-		shift 2
-		;;
-	--sqlsmith-queries)
-		SMITH_QUERIES=${2:?}
-		shift 2
-		;;
-	--rows)
-		ROWS=${2:?}
-		shift 2
-		;;
-	--seed)
-		SEED=${2:?}
-		shift 2
-		;;
-	--skip)
-		SKIP="$SKIP${2:?} "
-		shift 2
-		;;
-	-h | --help)
-		sed -n '3,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-		exit 0
-		;;
-	*)
-		echo "robustness.sh: unknown argument $1" >&2
-		exit 2
-		;;
-	esac
-done
-if [ -z "$SEED" ]; then
-	SEED=$(($(od -An -N4 -tu4 /dev/urandom | tr -d ' \n') % 2147483647 + 1))
+SKIP=
+LONG=
+bf_options '--long:LONG=1 --fuzz-runs:FUZZ_RUNS --fuzz-time:FUZZ_TIME --sqlsmith-queries:SMITH_QUERIES
+	--rows:ROWS --seed:SEED --skip:SKIP:more' "$@"
+# --long: longer defaults, for what no option set
+if [ -n "$LONG" ]; then
+	bf_option_given FUZZ_RUNS || bf_option_given FUZZ_TIME || FUZZ_TIME=600
+	bf_option_given SMITH_QUERIES || SMITH_QUERIES=100000
+	bf_option_given ROWS || ROWS=50000000
 fi
+FUZZ_ARGS=(--runs "$FUZZ_RUNS")
+[ -z "$FUZZ_TIME" ] || FUZZ_ARGS=(--time "$FUZZ_TIME")
+SKIP=" $SKIP "
+[ -n "$SEED" ] || SEED=$(bf_random_seed)
 
 LOGDIR=
 bf_mktemp_dir LOGDIR
 MAKE=(make "PG_CONFIG=$(bf_pg_config)")
 
-NAMES=()
-PASS=()
-FAIL=()
-NOTES=()
-record() {
-	NAMES+=("$1")
-	PASS+=("$2")
-	FAIL+=("$3")
-	NOTES+=("${4:-}")
-}
+# The suites' counts and the stages: scripts/lib.sh (bf_record, bf_stage,
+# bf_run_suite, ...), as in scripts/test.sh; no stage timeout.
 summary() {
-	local i tp=0 tf=0
-	echo
-	echo "================== robustness =================="
-	for i in "${!NAMES[@]}"; do
-		printf '  %-22s %6d passed %6d failed  %s\n' "${NAMES[$i]}" "${PASS[$i]}" "${FAIL[$i]}" "${NOTES[$i]}"
-		tp=$((tp + PASS[i]))
-		tf=$((tf + FAIL[i]))
-	done
-	echo "================================================"
-	echo "robustness: $tp passed, $tf failed"
-	[ "$tf" -eq 0 ]
-}
-stage() {
-	echo
-	echo "######## $* ########"
+	bf_summary_table robustness
+	bf_stage_times ""
+	echo "robustness: $BF_TOTAL_PASSED passed, $BF_TOTAL_FAILED failed"
+	[ "$BF_TOTAL_FAILED" -eq 0 ]
 }
 skipped() { [[ $SKIP == *" $1 "* ]]; }
 
-# counted NAME LABEL RC LOG [NOTE]: record from the last "LABEL: P passed, F failed"
-counted() {
-	local name=$1 label=$2 rc=$3 log=$4 note=${5:-} line p f
-	line=$(grep -E "^[[:space:]]*$label: [0-9]+ passed, [0-9]+ failed" "$log" | tail -n 1 || true)
-	if [ -z "$line" ]; then
-		record "$name" 0 1 "printed no count (exit $rc) $note"
-		return
-	fi
-	read -r p f < <(sed -E 's/^[[:space:]]*[^:]+: ([0-9]+) passed, ([0-9]+) failed.*/\1 \2/' <<<"$line")
-	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-		f=1
-		note="exit $rc; $note"
-	fi
-	record "$name" "$p" "$f" "$note"
-}
-
-# run LOG CMD...: run, show and keep the output; return CMD's status
-run() {
-	local log=$1
-	shift
-	"$@" 2>&1 | tee "$log"
-	return "${PIPESTATUS[0]}"
-}
-
 # ---- 1. dependencies, build, install ----------------------------------------
 
-stage "dependencies, build, install"
+bf_stage "dependencies, build, install"
 if ! bf_ensure_deps --robustness >"$LOGDIR/deps.log" 2>&1; then
 	cat "$LOGDIR/deps.log"
-	record "setup" 0 1 "dependencies missing"
+	bf_record "setup" 0 1 "dependencies missing"
 	summary
 	exit 1
 fi
-if ! run "$LOGDIR/build.log" "${MAKE[@]}" >/dev/null || ! bf_make_install >"$LOGDIR/install.log" 2>&1; then
+if ! bf_run_logged "$LOGDIR/build.log" "${MAKE[@]}" >/dev/null || ! bf_make_install >"$LOGDIR/install.log" 2>&1; then
 	tail -n 30 "$LOGDIR/build.log" "$LOGDIR/install.log" 2>/dev/null || true
-	record "setup" 0 1 "build or install failed"
+	bf_record "setup" 0 1 "build or install failed"
 	summary
 	exit 1
 fi
@@ -169,81 +93,80 @@ echo "built and installed"
 # ---- 2. unit tests under ASan + UBSan ------------------------------------------
 
 if ! skipped sanitize; then
-	stage "core unit tests under AddressSanitizer + UBSan (make unittest-sanitize)"
+	bf_stage "core unit tests under AddressSanitizer + UBSan (make unittest-sanitize)"
 	rc=0
-	run "$LOGDIR/sanitize.log" "${MAKE[@]}" unittest-sanitize >/dev/null || rc=$?
+	bf_run_logged "$LOGDIR/sanitize.log" "${MAKE[@]}" unittest-sanitize >/dev/null || rc=$?
 	reports=$(grep -cE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$LOGDIR/sanitize.log" || true)
 	tail -n 1 "$LOGDIR/sanitize.log"
 	if [ "$reports" -eq 0 ]; then
-		counted "sanitize unit" unit "$rc" "$LOGDIR/sanitize.log" "no sanitizer report"
+		bf_record_counted "sanitize unit" unit "$rc" "$LOGDIR/sanitize.log" "no sanitizer report"
 	else
 		grep -E -A5 'ERROR: (Address|Leak)Sanitizer|runtime error:' "$LOGDIR/sanitize.log" | head -n 40
-		record "sanitize unit" 0 1 "$reports sanitizer report(s)"
+		bf_record "sanitize unit" 0 1 "$reports sanitizer report(s)"
 	fi
 fi
 
 # ---- 3. fuzzing -------------------------------------------------------------------
 
 if ! skipped fuzz; then
-	stage "fuzzing (test/fuzz/run.sh ${FUZZ_ARGS[*]} --seed $SEED)"
+	bf_stage "fuzzing (test/fuzz/run.sh ${FUZZ_ARGS[*]} --seed $SEED)"
 	rc=0
-	run "$LOGDIR/fuzz.log" test/fuzz/run.sh "${FUZZ_ARGS[@]}" --seed "$SEED" || rc=$?
+	bf_run_logged "$LOGDIR/fuzz.log" test/fuzz/run.sh "${FUZZ_ARGS[@]}" --seed "$SEED" || rc=$?
 	execs=$(sed -nE 's/^fuzz: ([0-9]+) executions in total.*/\1/p' "$LOGDIR/fuzz.log" | tail -n 1)
-	counted "fuzz" fuzz "$rc" "$LOGDIR/fuzz.log" "${execs:-0} executions, seed $SEED"
+	bf_record_counted "fuzz" fuzz "$rc" "$LOGDIR/fuzz.log" "${execs:-0} executions, seed $SEED"
 fi
 
 # ---- 4. bad input, on a throw-away cluster -----------------------------------------
 
 if ! skipped bad_input; then
-	stage "bad-input regression test (pg_regress bad_input)"
+	bf_stage "bad-input regression test (pg_regress bad_input)"
 	if bf_cluster_start >"$LOGDIR/cluster.log" 2>&1; then
 		rc=0
 		rm -f regression.diffs regression.out
-		run "$LOGDIR/bad_input.log" "${MAKE[@]}" installcheck REGRESS=bad_input >/dev/null || rc=$?
+		bf_run_logged "$LOGDIR/bad_input.log" "${MAKE[@]}" installcheck REGRESS=bad_input >/dev/null || rc=$?
 		grep -E '^(test|ok|not ok| *[0-9]+ of|All)' "$LOGDIR/bad_input.log" || true
 		if [ "$rc" -eq 0 ] && grep -qE 'All 1 tests passed' "$LOGDIR/bad_input.log"; then
-			record "bad_input" 1 0
+			bf_record "bad_input" 1 0
 		else
 			[ -s regression.diffs ] && head -n 60 regression.diffs
-			record "bad_input" 0 1 "see regression.diffs"
+			bf_record "bad_input" 0 1 "see regression.diffs"
 		fi
 		if grep -E 'terminated by signal|PANIC' "$BF_PGLOG"; then
-			record "bad_input server log" 0 1 "a backend crashed"
+			bf_record "bad_input server log" 0 1 "a backend crashed"
 		fi
 		bf_cluster_stop >/dev/null || true
 	else
 		cat "$LOGDIR/cluster.log"
-		record "bad_input" 0 1 "no cluster"
+		bf_record "bad_input" 0 1 "no cluster"
 	fi
 fi
 
 # ---- 5. sqlsmith --------------------------------------------------------------------
 
 if ! skipped sqlsmith; then
-	stage "random SQL (test/sqlsmith_run.sh --queries $SMITH_QUERIES --seed $SEED)"
+	bf_stage "random SQL (test/sqlsmith_run.sh --queries $SMITH_QUERIES --seed $SEED)"
 	rc=0
-	run "$LOGDIR/sqlsmith.log" test/sqlsmith_run.sh --queries "$SMITH_QUERIES" --seed "$SEED" || rc=$?
+	bf_run_logged "$LOGDIR/sqlsmith.log" test/sqlsmith_run.sh --queries "$SMITH_QUERIES" --seed "$SEED" || rc=$?
 	ran=$(sed -nE 's/^sqlsmith: ran ([0-9]+) queries.*/\1/p' "$LOGDIR/sqlsmith.log" | tail -n 1)
-	counted "sqlsmith" sqlsmith "$rc" "$LOGDIR/sqlsmith.log" "${ran:-0} queries, seed $SEED"
+	bf_record_counted "sqlsmith" sqlsmith "$rc" "$LOGDIR/sqlsmith.log" "${ran:-0} queries, seed $SEED"
 fi
 
 # ---- 6. memory ------------------------------------------------------------------------
 
 if ! skipped memory; then
-	stage "memory while probing and aggregating (test/memory_check.sh --rows $ROWS)"
+	bf_stage "memory while probing and aggregating (test/memory_check.sh --rows $ROWS)"
 	rc=0
-	run "$LOGDIR/memory.log" test/memory_check.sh --rows "$ROWS" || rc=$?
-	counted "memory" memory "$rc" "$LOGDIR/memory.log" "$ROWS rows"
+	bf_run_logged "$LOGDIR/memory.log" test/memory_check.sh --rows "$ROWS" || rc=$?
+	bf_record_counted "memory" memory "$rc" "$LOGDIR/memory.log" "$ROWS rows"
 fi
 
 # ---- 7. concurrency ---------------------------------------------------------------------
 
 if ! skipped concurrency; then
-	stage "concurrency (test/tap.sh test/t/031_concurrency.pl)"
+	bf_stage "concurrency (test/tap.sh test/t/031_concurrency.pl)"
 	rc=0
-	run "$LOGDIR/concurrency.log" env PG_CONFIG="$(bf_pg_config)" test/tap.sh test/t/031_concurrency.pl || rc=$?
-	counted "concurrency" 031_concurrency "$rc" "$LOGDIR/concurrency.log"
+	bf_run_logged "$LOGDIR/concurrency.log" env PG_CONFIG="$(bf_pg_config)" test/tap.sh test/t/031_concurrency.pl || rc=$?
+	bf_record_counted "concurrency" 031_concurrency "$rc" "$LOGDIR/concurrency.log"
 fi
 
-cd "$ROOT"
 summary

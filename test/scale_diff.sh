@@ -36,31 +36,13 @@
 # Prints "scale-diff: N passed, N failed".
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 # shellcheck source=test/lib/checks.sh
 . test/lib/checks.sh
 
 KEYS=3000000
-while [ $# -gt 0 ]; do
-	case $1 in
-	--keys)
-		KEYS=${2:?--keys needs a number}
-		shift 2
-		;;
-	-h | --help)
-		sed -n '3,33p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-		exit 0
-		;;
-	*)
-		echo "scale_diff.sh: unknown argument $1" >&2
-		exit 2
-		;;
-	esac
-done
-case $KEYS in '' | *[!0-9]*)
-	echo "scale_diff.sh: --keys takes a whole number" >&2
-	exit 2
-	;;
-esac
+bf_options '--keys:KEYS' "$@"
 
 tool=test/leveldb/leveldb_diff
 if [ ! -x "$tool" ]; then
@@ -155,21 +137,17 @@ for mode in serial parallel queued worker; do
 			-c "SELECT md5(bloom_agg_state_send(s)), (SELECT md5(bloom_agg_merge(s)::bytea) FROM st), octet_length(bloom_agg_state_send(s)) + 4 FROM st" -c "DROP TABLE st")
 		IFS='|' read -r state_md5 merged_md5 flat_size <<<"$got"
 		states="$states $state_md5"
-		if [ "$merged_md5" = "$want" ]; then
-			pass "bloom_agg_partial, $mode, $threads threads: bloom_agg_merge of it is libleveldb's filter"
-		else
-			fail "bloom_agg_partial, $mode, $threads threads: bloom_agg_merge gives md5 $merged_md5, libleveldb's is $want"
-		fi
+		pass_if_same "$merged_md5" "$want" \
+			"bloom_agg_partial, $mode, $threads threads: bloom_agg_merge of it is libleveldb's filter" \
+			"bloom_agg_partial, $mode, $threads threads: bloom_agg_merge gives md5 $merged_md5, libleveldb's is $want"
 		# The size a state gives before it is flattened (from 16 on, all
 		# pg_column_size asks of the aggregate's result): the exact length
 		# its sorted hashes' code will take.
 		if [ "$threads" = 8 ]; then
 			size=$(q -c "$settings" -c "SELECT pg_column_size(bloom_agg_partial(k, 10)) FROM keys")
-			if [ "$size" = "$flat_size" ]; then
-				pass "bloom_agg_partial, $mode, $threads threads: pg_column_size is the stored state's $flat_size bytes"
-			else
-				fail "bloom_agg_partial, $mode, $threads threads: pg_column_size says $size bytes, the stored state has $flat_size"
-			fi
+			pass_if_same "$size" "$flat_size" \
+				"bloom_agg_partial, $mode, $threads threads: pg_column_size is the stored state's $flat_size bytes" \
+				"bloom_agg_partial, $mode, $threads threads: pg_column_size says $size bytes, the stored state has $flat_size"
 		fi
 	done
 done
@@ -224,11 +202,8 @@ SQL
 		settings=$serial
 		[ "$mode" = parallel ] && settings=$parallel
 		got=$(q -c "$settings" -c "SELECT md5(bloom_agg(k, 10)::bytea) FROM cycle")
-		if [ "$got" = "$want" ]; then
-			pass "$KEYS keys, $distinct distinct, $mode: the filter is libleveldb's (md5 $want)"
-		else
-			fail "$KEYS keys, $distinct distinct, $mode: md5 $got, libleveldb's is $want"
-		fi
+		pass_if_same "$got" "$want" "$KEYS keys, $distinct distinct, $mode: the filter is libleveldb's (md5 $want)" \
+			"$KEYS keys, $distinct distinct, $mode: md5 $got, libleveldb's is $want"
 	done
 done
 

@@ -34,36 +34,13 @@ QUERIES=2000
 SEED=${BLOOM_SQLSMITH_SEED:-}
 RUN_TIMEOUT=${BLOOM_SQLSMITH_TIMEOUT:-600}
 
-while [ $# -gt 0 ]; do
-	case $1 in
-	--queries)
-		QUERIES=${2:?--queries needs a number}
-		shift 2
-		;;
-	--seed)
-		SEED=${2:?--seed needs a number}
-		shift 2
-		;;
-	-h | --help)
-		sed -n '3,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-		exit 0
-		;;
-	*)
-		echo "sqlsmith_run.sh: unknown argument $1" >&2
-		exit 2
-		;;
-	esac
-done
-if [ -z "$SEED" ]; then
-	SEED=$(($(od -An -N4 -tu4 /dev/urandom | tr -d ' \n') % 2147483647 + 1))
-fi
-for v in "$QUERIES" "$SEED" "$RUN_TIMEOUT"; do
-	case $v in '' | *[!0-9]*)
-		echo "sqlsmith_run.sh: --queries, --seed and the timeout take whole numbers" >&2
-		exit 2
-		;;
-	esac
-done
+bf_options '--queries:QUERIES --seed:SEED' "$@"
+[ -n "$SEED" ] || SEED=$(bf_random_seed)
+case $RUN_TIMEOUT in '' | *[!0-9]*)
+	echo "sqlsmith_run.sh: BLOOM_SQLSMITH_TIMEOUT takes a whole number of seconds" >&2
+	exit 2
+	;;
+esac
 
 failed_early() {
 	echo "sqlsmith: $*"
@@ -82,17 +59,10 @@ if ! command -v sqlsmith >/dev/null 2>&1; then
 	fi
 fi
 
-WORK=
-bf_mktemp_dir WORK
-bf_cluster_start >"$WORK/cluster.log" 2>&1 || {
-	cat "$WORK/cluster.log"
-	failed_early "could not start a throw-away cluster"
-}
+# shellcheck source=test/lib/checks.sh
+. test/lib/checks.sh
+start_test_cluster sqlsmith
 PSQL=("$(bf_pg_bindir)/psql" -X -q -v ON_ERROR_STOP=1)
-
-if [ "$("${PSQL[@]}" -At -c "SELECT count(*) FROM pg_available_extensions WHERE name = 'bloomfilter'")" != 1 ]; then
-	failed_early "the bloomfilter extension is not installed (run make install)"
-fi
 
 # ---- the database sqlsmith works on ------------------------------------------
 

@@ -38,6 +38,8 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 ROOT=$PWD
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
 
 RUNS=20000
 TIME=
@@ -45,46 +47,7 @@ SEED=${BLOOM_FUZZ_SEED:-}
 ONLY=
 TARGETS=(probe hex state build stats gaps library)
 
-usage() {
-	sed -n '3,31p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-}
-
-while [ $# -gt 0 ]; do
-	case $1 in
-	--runs)
-		RUNS=${2:?--runs needs a number}
-		shift 2
-		;;
-	--time)
-		TIME=${2:?--time needs seconds}
-		shift 2
-		;;
-	--seed)
-		SEED=${2:?--seed needs a number}
-		shift 2
-		;;
-	--only)
-		ONLY=${2:?--only needs a target}
-		shift 2
-		;;
-	-h | --help)
-		usage
-		exit 0
-		;;
-	*)
-		echo "run.sh: unknown argument $1" >&2
-		usage >&2
-		exit 2
-		;;
-	esac
-done
-for v in "$RUNS" "${TIME:-0}"; do
-	case $v in '' | *[!0-9]*)
-		echo "run.sh: --runs and --time take a whole number" >&2
-		exit 2
-		;;
-	esac
-done
+bf_options '--runs:RUNS --time:TIME --seed:SEED --only:ONLY:word' "$@"
 if [ -n "$ONLY" ]; then
 	case " ${TARGETS[*]} " in *" $ONLY "*) TARGETS=("$ONLY") ;; *)
 		echo "run.sh: unknown target $ONLY (one of: ${TARGETS[*]})" >&2
@@ -92,9 +55,7 @@ if [ -n "$ONLY" ]; then
 		;;
 	esac
 fi
-if [ -z "$SEED" ]; then
-	SEED=$(($(od -An -N4 -tu4 /dev/urandom | tr -d ' \n') % 2147483647 + 1))
-fi
+[ -n "$SEED" ] || SEED=$(bf_random_seed)
 case $SEED in '' | *[!0-9]*)
 	echo "run.sh: the seed must be a positive number" >&2
 	exit 2
@@ -119,6 +80,7 @@ CORE_SRCS=(src/core/bloom_hash.c src/core/bloom_filter.c src/core/bloom_hex.c sr
 	src/core/bloom_gaps.c src/core/bloom_sort.c)
 CORE_DEPS=("${CORE_SRCS[@]}" src/core/bloom_core.h src/core/bloom_state.h src/core/bloom_stats.h
 	src/core/bloom_setops.h src/core/bloom_scheme.h src/core/bloom_gaps.h src/core/bloom_sort.h)
+# shellcheck disable=SC2054 # the sanitizers are one comma-separated word
 CFLAGS=(-std=gnu11 -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -Isrc/core)
 

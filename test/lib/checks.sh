@@ -4,6 +4,8 @@
 #
 #   pass MESSAGE           count a passed check and print it
 #   fail MESSAGE           count a failed check and print it
+#   pass_if_same GOT WANT MESSAGE FAILURE  pass MESSAGE when GOT is
+#                          WANT, else fail FAILURE
 #   check_summary LABEL    print "LABEL: N passed, N failed", the line
 #                          scripts/test.sh reads; false if any check failed
 #   start_test_cluster LABEL  (needs scripts/lib.sh) a throw-away cluster
@@ -23,6 +25,13 @@ pass() {
 fail() {
 	failed=$((failed + 1))
 	echo "FAIL $*"
+}
+pass_if_same() {
+	if [ "$1" = "$2" ]; then
+		pass "$3"
+	else
+		fail "$4"
+	fi
 }
 check_summary() {
 	echo "$1: $passed passed, $failed failed"
