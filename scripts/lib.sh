@@ -478,6 +478,7 @@ bf__load_stop() {
 #
 # What scripts/test.sh and test/robustness.sh share:
 #   bf_stage TITLE...            a stage's header; its wall time is kept
+#   bf_stage_retitle TITLE...    the running stage's title in the times
 #   bf_stage_times [NOTE]        the wall seconds of every stage so far and
 #                                the CPU time of the script (NOTE: more, such
 #                                as a server's CPU time, on that line)
@@ -522,6 +523,9 @@ bf_stage() {
 	echo
 	echo "######## $* ########"
 }
+
+# bf_stage_retitle TITLE...: the running stage's title in the stage times.
+bf_stage_retitle() { BF_STAGE_CURRENT=$*; }
 
 # The CPU seconds are the shell's `times`: this script and what it waited
 # for (compilers, tests, clients), never a server, which is a daemon.

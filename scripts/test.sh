@@ -19,7 +19,7 @@
 #
 # The host's suite: deps -> make (warnings are errors) -> make install ->
 # exported symbols -> make unittest (also under ASan+UBSan, and on s390x
-# under qemu) -> fuzz smoke -> make leveldbtest -> cluster -> make
+# under qemu, beside the stages after it) -> fuzz smoke -> make leveldbtest -> cluster -> make
 # installcheck -> the documentation's SQL and links -> test/sql_diff.sh on
 # the test vectors and on a fresh random LevelDB export ->
 # test/sql_diff_typed.sh on fresh typed keys -> scale-diff -> the TAP tests
@@ -484,6 +484,42 @@ stage_outside() {
 	run_suite "outside <-> SQL" outside "$LOGDIR/outside.log" test/outside_test.sh lib/bloomfilter "$pydir"
 }
 
+# beside_start LOG CMD...: run a suite beside the stages that follow, its
+# output kept in LOG (within the stage timeout; stopped by its process id
+# if the script ends first).  One at a time.
+BESIDE_PID=
+BESIDE_START=
+beside_start() {
+	local log=$1
+	shift
+	# timeout leads a process group of its own, and passes a signal on to it
+	timeout -k 30 "$STAGE_TIMEOUT" "$@" >"$log" 2>&1 </dev/null &
+	BESIDE_PID=$!
+	BESIDE_START=$(date +%s)
+	bf_at_exit beside_stop
+	echo "started in the background (process $BESIDE_PID), its output in $log until it is collected"
+}
+
+beside_stop() {
+	[ -n "$BESIDE_PID" ] || return 0
+	kill "$BESIDE_PID" 2>/dev/null || true
+	wait "$BESIDE_PID" 2>/dev/null || true
+	BESIDE_PID=
+}
+
+# beside_collect TITLE NAME LABEL LOG: wait for the suite beside_start
+# started, show its output, and record NAME from its LABEL count; its wall
+# time is from its start to its log's last write.
+beside_collect() {
+	local title=$1 name=$2 label=$3 log=$4 rc=0
+	stage "$title, collected"
+	wait "$BESIDE_PID" || rc=$?
+	BESIDE_PID=
+	cat "$log"
+	bf_stage_retitle "$name, collected: it ran $(($(stat -c %Y "$log") - BESIDE_START)) s beside the stages after its start"
+	bf_record_counted "$name" "$label" "$rc" "$log"
+}
+
 # The core against libleveldb: random key sets, a new seed each run.
 stage_leveldb() {
 	local rc=0 seed
@@ -515,6 +551,13 @@ host_suite() {
 
 	suite_start --leveldb --robustness --bench --outside || return 1
 
+	# The unit tests on s390x under qemu: the costliest stage (about 2
+	# minutes of CPU), and one thread for the most part, so it runs beside
+	# the stages that follow, on a core they often leave idle (a backend at
+	# a time); collected at the end.
+	stage "unit tests on a big-endian machine: s390x under qemu (test/s390x_test.sh), started beside the next stages"
+	beside_start "$LOGDIR/s390x.log" test/s390x_test.sh
+
 	stage "unit tests under AddressSanitizer + UBSan (make unittest-sanitize)"
 	run_suite "unit (ASan+UBSan)" unit "$LOGDIR/unit-sanitize.log" "${MAKE[@]}" unittest-sanitize
 
@@ -534,8 +577,6 @@ host_suite() {
 		record "set-bench smoke" 0 1 "FAILED to build (see set-bench-build.log)"
 	fi
 
-	stage "unit tests on a big-endian machine: s390x under qemu (test/s390x_test.sh)"
-	run_suite "unit (s390x, big-endian)" s390x "$LOGDIR/s390x.log" test/s390x_test.sh
 
 	stage "fuzz smoke (test/fuzz/run.sh)"
 	rc=0
@@ -604,6 +645,9 @@ host_suite() {
 
 	stage "PGXN: META.json and make dist (test/meta_test.sh)"
 	run_suite "pgxn" meta "$LOGDIR/meta.log" test/meta_test.sh
+
+	beside_collect "unit tests on a big-endian machine: s390x under qemu (test/s390x_test.sh)" \
+		"unit (s390x, big-endian)" s390x "$LOGDIR/s390x.log"
 
 	stage_stop_cluster
 }
