@@ -7,8 +7,7 @@
 
 EXTENSION = bloomfilter
 MODULE_big = bloomfilter
-DATA = bloomfilter--1.0.sql bloomfilter--1.1.sql bloomfilter--1.0--1.1.sql bloomfilter--1.1--1.2.sql bloomfilter--1.2--1.3.sql \
-	bloomfilter--1.3--1.4.sql
+DATA = bloomfilter--1.0.sql bloomfilter--1.1.sql bloomfilter--1.0--1.1.sql bloomfilter--1.1--1.2.sql bloomfilter--1.2--1.3.sql bloomfilter--1.3--1.4.sql
 
 # src/core: the PostgreSQL-free core (no PostgreSQL header); src/pg: the
 # SQL-facing glue that calls it.
