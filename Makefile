@@ -45,6 +45,8 @@ endif
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
+# before the include: pgxs.mk tests it with ifdef when it is read
+EXTRA_CLEAN = test/stats/stats_accuracy bench/micro/scheme_table test/unit/test_core test/unit/test_core_sanitize test/unit/test_core_s390x bloomfilter-*.zip test/unit/vectors2tsv test/leveldb/leveldb_diff test/leveldb/obj test/fuzz/build bench/core_bench bench/obj bench/micro/fault_cost
 include $(PGXS)
 
 # PGXS tracks no header dependencies (autodepend is off in Debian's build).
@@ -196,4 +198,3 @@ dist:
 
 .PHONY: unittest leveldbtest unittest-sanitize unittest-tsan gaps-bench set-bench fault-cost unittest-s390x dist statstest scheme-table
 
-EXTRA_CLEAN = test/stats/stats_accuracy bench/micro/scheme_table test/unit/test_core test/unit/test_core_sanitize test/unit/test_core_s390x bloomfilter-*.zip test/unit/vectors2tsv test/leveldb/leveldb_diff test/leveldb/obj test/fuzz/build bench/core_bench bench/obj bench/micro/fault_cost
