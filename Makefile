@@ -16,7 +16,7 @@ CORE_OBJS = src/core/bloom_hash.o src/core/bloom_filter.o src/core/bloom_hex.o \
 	src/core/bloom_scheme.o src/core/bloom_scheme_table.o src/core/bloom_gaps.o \
 	src/core/bloom_hash_run.o src/core/bloom_build.o src/core/bloom_final.o \
 	src/core/bloom_kmv.o src/core/bloom_sample.o src/core/bloom_sort.o \
-	src/core/bloom_flatten.o src/core/bloom_barrier.o
+	src/core/bloom_flatten.o src/core/bloom_barrier.o src/core/bloom_team.o
 OBJS = $(CORE_OBJS) \
 	src/pg/bloom_pg.o src/pg/bloom_type_io.o src/pg/bloom_type_ops.o \
 	src/pg/bloom_agg_state.o src/pg/bloom_agg_runs.o src/pg/bloom_agg_flat.o \

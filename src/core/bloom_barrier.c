@@ -7,24 +7,9 @@
 #define _GNU_SOURCE				/* CLOCK_MONOTONIC and pthreads under -std=c99 */
 #endif
 #include <errno.h>
-#include <signal.h>
 #include <time.h>
 
 #include "bloom_barrier.h"
-
-bool
-bloom_barrier_start_thread(pthread_t *thread, void *(*main) (void *), void *arg)
-{
-	sigset_t	all,
-				old;
-	bool		started;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	started = pthread_create(thread, NULL, main, arg) == 0;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	return started;
-}
 
 void
 bloom_barrier_init(bloom_barrier *b, pthread_mutex_t *lock, unsigned nthreads)

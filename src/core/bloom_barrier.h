@@ -1,10 +1,9 @@
 /*
  * bloom_barrier.h
- *		The steps of a team of threads (the final's, the flatten's): their
- *		start with every signal blocked, a gate they wait at until every one
- *		of them has started, a barrier between steps whose last arriver
- *		decides, for all, whether they go on, and their creator's wait for
- *		them all to leave.  No PostgreSQL dependency.
+ *		The steps of a team of threads (bloom_team.h): a gate they wait at
+ *		until every one of them has started, a barrier between steps whose
+ *		last arriver decides, for all, whether they go on, and their
+ *		creator's wait for them all to leave.  No PostgreSQL dependency.
  *
  * All wait on the job's own lock, so that what the last arriver decides
  * from, and does in between, is what the job's lock guards.
@@ -32,15 +31,6 @@ typedef struct bloom_barrier
 	unsigned	running;		/* threads started and not yet left */
 	pthread_cond_t done;		/* the creator's: every thread has left */
 } bloom_barrier;
-
-/*
- * Start a thread of the team with every signal blocked (a thread inherits
- * its creator's mask), so that the process's signals go to the thread that
- * handles them; the caller's mask is as it was after.  False when no thread
- * could be started.
- */
-extern bool bloom_barrier_start_thread(pthread_t *thread, void *(*main) (void *),
-									   void *arg);
 
 extern void bloom_barrier_init(bloom_barrier *b, pthread_mutex_t *lock,
 							   unsigned nthreads);

@@ -48,9 +48,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bloom_barrier.h"
 #include "bloom_final.h"
 #include "bloom_setops.h"
+#include "bloom_team.h"
 #include "bloom_trace.h"
 #ifdef BLOOM_TRACE
 #include <stdio.h>
@@ -100,8 +100,6 @@ typedef struct thread_state
 {
 	struct bloom_final_job *job;
 	unsigned	id;
-	pthread_t	thread;
-	bool		started;
 	/* the block of hashes taken: run, position and end within it */
 	size_t		run;
 	size_t		pos;
@@ -150,10 +148,9 @@ struct bloom_final_job
 	uint64_t	stripe_len;		/* hashes in a stripe (the last may have fewer) */
 	uint64_t	nclaims;		/* slices a stripe is taken in */
 
-	pthread_mutex_t lock;
-	bloom_barrier barrier;		/* waits on lock */
+	bloom_team	team;			/* its lock guards what the threads share */
 	pthread_cond_t decoded_cond;	/* a run was decoded, or a cancel */
-	/* all below under lock */
+	/* all below under team.lock */
 	uint64_t	next_claim;		/* buckets: the next slice of every stripe */
 	size_t	   *claimed;		/* per run: hashes handed out */
 	bool	   *readable;		/* per run: plain, or decoded */
@@ -228,7 +225,7 @@ barrier(bloom_final_job *job, bool last_round_check)
 {
 	step_end	end = {job, last_round_check};
 
-	return bloom_barrier_wait(&job->barrier, end_step, &end);
+	return bloom_barrier_wait(&job->team.barrier, end_step, &end);
 }
 
 /*
@@ -245,7 +242,7 @@ claim(bloom_final_job *job, thread_state *ts)
 
 	if (is_cancelled(job))
 		return false;			/* the barrier then stops every thread */
-	pthread_mutex_lock(&job->lock);
+	pthread_mutex_lock(&job->team.lock);
 	for (;;)
 	{
 		bool		pending = false;
@@ -272,9 +269,9 @@ claim(bloom_final_job *job, thread_state *ts)
 		}
 		if (got || !pending || is_cancelled(job))
 			break;
-		pthread_cond_wait(&job->decoded_cond, &job->lock);
+		pthread_cond_wait(&job->decoded_cond, &job->team.lock);
 	}
-	pthread_mutex_unlock(&job->lock);
+	pthread_mutex_unlock(&job->team.lock);
 	return got;
 }
 
@@ -305,9 +302,9 @@ claim_stripes(bloom_final_job *job, thread_state *ts)
 
 	if (is_cancelled(job))
 		return false;			/* the barrier then stops every thread */
-	pthread_mutex_lock(&job->lock);
+	pthread_mutex_lock(&job->team.lock);
 	c = job->next_claim < job->nclaims ? job->next_claim++ : job->nclaims;
-	pthread_mutex_unlock(&job->lock);
+	pthread_mutex_unlock(&job->team.lock);
 	if (c == job->nclaims)
 		return false;
 	ts->claim = c;
@@ -456,18 +453,18 @@ decode_runs(bloom_final_job *job)
 		size_t		r;
 		bloom_status status;
 
-		pthread_mutex_lock(&job->lock);
+		pthread_mutex_lock(&job->team.lock);
 		while (job->decode_next < job->nruns &&
 			   job->runs[job->decode_next].code == NULL)
 			job->decode_next++;
 		r = job->decode_next++;
-		pthread_mutex_unlock(&job->lock);
+		pthread_mutex_unlock(&job->team.lock);
 		if (r >= job->nruns || is_cancelled(job))
 			return;
 		status = bloom_hash_run_decode(&job->runs[r], not_cancelled, job);
 		if (status == BLOOM_ERR_CANCELLED)
 			return;
-		pthread_mutex_lock(&job->lock);
+		pthread_mutex_lock(&job->team.lock);
 		if (status == BLOOM_OK)
 			job->readable[r] = true;
 		else
@@ -477,7 +474,7 @@ decode_runs(bloom_final_job *job)
 			set_cancelled(job);
 		}
 		pthread_cond_broadcast(&job->decoded_cond);
-		pthread_mutex_unlock(&job->lock);
+		pthread_mutex_unlock(&job->team.lock);
 		if (status != BLOOM_OK)
 			return;
 	}
@@ -528,25 +525,23 @@ bucketed_positions(const bloom_final_job *job, const thread_state *ts)
 }
 #endif
 
-static void *
-thread_main(void *arg)
+/* A thread's work, once every thread has started (bloom_team.h). */
+static void
+thread_work(void *arg)
 {
 	thread_state *ts = arg;
 	bloom_final_job *job = ts->job;
 	bool		leave;
 
-	leave = !bloom_barrier_await_start(&job->barrier);
 #ifdef BLOOM_TRACE
 	ts->t_go = bloom_trace_ms();
 #endif
-
-	if (!leave)
-		zero_share(job, ts->id);
+	zero_share(job, ts->id);
 #ifdef BLOOM_TRACE
 	ts->t_zeroed = bloom_trace_ms();
 #endif
 
-	if (!leave && job->copies)
+	if (job->copies)
 	{
 		/*
 		 * The filter, the first thread's copy, is zeroed before anything
@@ -565,7 +560,7 @@ thread_main(void *arg)
 		}
 		leave = true;
 	}
-	else if (!leave)
+	else
 	{
 		decode_runs(job);
 		leave = barrier(job, false);
@@ -597,15 +592,16 @@ thread_main(void *arg)
 #ifdef BLOOM_TRACE
 	ts->t_end = bloom_trace_ms();
 #endif
-	bloom_barrier_leave(&job->barrier);
-	return NULL;
 }
 
 /* ---- the caller's side -------------------------------------------------- */
 
+/* What a job holds besides its team (bloom_team_new_job's release). */
 static void
-free_job(bloom_final_job *job)
+release_job(void *arg)
 {
+	bloom_final_job *job = arg;
+
 	for (unsigned t = 0; t < job->nthreads; t++)
 	{
 		free(job->threads[t].writer);
@@ -617,19 +613,6 @@ free_job(bloom_final_job *job)
 	free(job->readable);
 	free(job->run_start);
 	pthread_cond_destroy(&job->decoded_cond);
-	bloom_barrier_destroy(&job->barrier);
-	pthread_mutex_destroy(&job->lock);
-	free(job);
-}
-
-/* Join the threads started so far, after telling them to leave. */
-static void
-abort_started(bloom_final_job *job, unsigned started)
-{
-	bloom_barrier_open(&job->barrier, started, false);
-	for (unsigned t = 0; t < job->nthreads; t++)
-		if (job->threads[t].started)
-			pthread_join(job->threads[t].thread, NULL);
 }
 
 bloom_status
@@ -647,16 +630,13 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 					  size_t nruns, unsigned nthreads, bloom_final_way way)
 {
 	bloom_final_job *job;
+	bloom_status status;
 	size_t		scratch,
 				cap;
-	unsigned	started = 0;
 
-	if (nthreads < 2 || nthreads > BLOOM_MAX_FINAL_THREADS)
-		return BLOOM_ERR_THREAD;
-	job = calloc(1, offsetof(bloom_final_job, threads) +
-				 nthreads * sizeof(thread_state));
+	job = BLOOM_TEAM_NEW_JOB(bloom_final_job, nthreads, release_job, &status);
 	if (job == NULL)
-		return BLOOM_ERR_NO_MEMORY;
+		return status;
 	job->bit_array = filter;
 	job->bit_array_bytes = geometry->filter_bytes - 1;
 	bloom_prepare(&job->prepared, geometry->bits, geometry->k);
@@ -675,15 +655,13 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 	job->nruns = nruns;
 	job->nthreads = nthreads;
 
-	pthread_mutex_init(&job->lock, NULL);
-	bloom_barrier_init(&job->barrier, &job->lock, nthreads);
 	pthread_cond_init(&job->decoded_cond, NULL);
 
 	job->claimed = calloc(nruns > 0 ? nruns : 1, sizeof(size_t));
 	job->readable = malloc((nruns > 0 ? nruns : 1) * sizeof(bool));
 	if (job->claimed == NULL || job->readable == NULL)
 	{
-		free_job(job);
+		bloom_team_free_job(&job->team);
 		return BLOOM_ERR_NO_MEMORY;
 	}
 	for (size_t r = 0; r < nruns; r++)
@@ -693,7 +671,7 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 		job->run_start = bloom_hash_run_starts(runs, nruns);
 		if (job->run_start == NULL)
 		{
-			free_job(job);
+			bloom_team_free_job(&job->team);
 			return BLOOM_ERR_NO_MEMORY;
 		}
 		job->stripe_len = (job->run_start[nruns] + BLOOM_FINAL_STRIPES - 1) /
@@ -714,7 +692,7 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 			ts->copy = t == 0 ? filter : bloom_malloc_huge(job->bit_array_bytes);
 			if (ts->copy == NULL)
 			{
-				free_job(job);
+				bloom_team_free_job(&job->team);
 				return BLOOM_ERR_NO_MEMORY;
 			}
 			continue;
@@ -724,46 +702,32 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 			ts->writer = NULL;
 		if (ts->buckets == NULL || ts->writer == NULL)
 		{
-			free_job(job);
+			bloom_team_free_job(&job->team);
 			return BLOOM_ERR_NO_MEMORY;
 		}
 		bloom_bucket_writer_start(ts->writer, ts->buckets, job->bucket_room,
 								  job->nregions, job->shift, job->prepared.mod_d);
 	}
 
-	for (; started < nthreads; started++)
-	{
-		if (!bloom_barrier_start_thread(&job->threads[started].thread, thread_main,
-										&job->threads[started]))
-			break;
-		job->threads[started].started = true;
-	}
-
-	if (started < nthreads)
-	{
-		abort_started(job, started);
-		free_job(job);
-		return BLOOM_ERR_THREAD;
-	}
-	bloom_barrier_open(&job->barrier, nthreads, true);
-	*jobp = job;
-	return BLOOM_OK;
-}
-
-bool
-bloom_final_wait(bloom_final_job *job, unsigned timeout_ms)
-{
-	return bloom_barrier_wait_done(&job->barrier, timeout_ms);
+	/* the barriers need every thread: all or none, the job freed if none */
+	*jobp = bloom_team_start_all(&job->team, thread_work, job->threads, sizeof(thread_state));
+	return *jobp != NULL ? BLOOM_OK : BLOOM_ERR_THREAD;
 }
 
 void
 bloom_final_cancel(bloom_final_job *job)
 {
 	/* under the lock, so that a thread waiting for a decode sees it */
-	pthread_mutex_lock(&job->lock);
+	pthread_mutex_lock(&job->team.lock);
 	set_cancelled(job);
 	pthread_cond_broadcast(&job->decoded_cond);
-	pthread_mutex_unlock(&job->lock);
+	pthread_mutex_unlock(&job->team.lock);
+}
+
+bool
+bloom_final_wait(bloom_final_job *job, unsigned timeout_ms)
+{
+	return bloom_team_wait(&job->team, timeout_ms);
 }
 
 bloom_status
@@ -771,11 +735,10 @@ bloom_final_finish(bloom_final_job *job)
 {
 	bloom_status status;
 
-	for (unsigned t = 0; t < job->nthreads; t++)
-		pthread_join(job->threads[t].thread, NULL);
+	bloom_team_join(&job->team);
 	status = job->decode_status != BLOOM_OK ? job->decode_status :
 		job->completed ? BLOOM_OK : BLOOM_ERR_CANCELLED;
-	free_job(job);
+	bloom_team_free_job(&job->team);
 	return status;
 }
 

@@ -1,7 +1,7 @@
 /*
  * bloom_final.h
  *		Setting a filter's bits from many key hashes on several threads.
- *		No PostgreSQL dependency: the threads run nothing but this file's
+ *		No PostgreSQL dependency: the threads run nothing but the core's
  *		code, allocate with malloc, and have every signal blocked.
  *
  * A job is started, waited for (a short while at a time, so that the

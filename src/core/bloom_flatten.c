@@ -37,17 +37,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bloom_barrier.h"
 #include "bloom_flatten.h"
 #include "bloom_gaps.h"
 #include "bloom_sort.h"
+#include "bloom_team.h"
 
 typedef struct flatten_thread
 {
 	struct bloom_flatten_job *job;
 	unsigned	id;
-	pthread_t	thread;
-	bool		started;
 	uint32_t   *tmp;			/* the bucket sort's, BLOOM_SORT_TMP_MIN hashes */
 	/* its part of the code: buckets [bucket_from, bucket_to) */
 	size_t		bucket_from;
@@ -75,13 +73,10 @@ struct bloom_flatten_job
 	unsigned	r;
 	uint8_t    *out;
 	size_t		code_len;
-	/* the caller's alone */
-	bool		joined;			/* the step's threads */
-	bool		code_given;
+	bool		code_given;		/* the caller's alone */
 
-	pthread_mutex_t lock;
-	bloom_barrier barrier;		/* waits on lock */
-	/* all below under lock */
+	bloom_team	team;			/* its lock guards what the threads share */
+	/* all below under team.lock */
 	size_t		next_run;		/* to decode */
 	size_t		next_bucket;	/* to sort */
 	bool		sized;			/* sorted, and the code's length known */
@@ -132,18 +127,18 @@ barrier(bloom_flatten_job *job, void (*between) (bloom_flatten_job *job))
 {
 	step_end	end = {job, between};
 
-	return bloom_barrier_wait(&job->barrier, end_step, &end);
+	return bloom_barrier_wait(&job->team.barrier, end_step, &end);
 }
 
 /* Record the job's first failure and stop it at the next barrier. */
 static void
 stop_with(bloom_flatten_job *job, bloom_status status)
 {
-	pthread_mutex_lock(&job->lock);
+	pthread_mutex_lock(&job->team.lock);
 	if (job->status == BLOOM_OK)
 		job->status = status;
 	__atomic_store_n(&job->cancelled, true, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&job->lock);
+	pthread_mutex_unlock(&job->team.lock);
 }
 
 /*
@@ -156,9 +151,9 @@ take_next(bloom_flatten_job *job, size_t *next, size_t n)
 {
 	size_t		i;
 
-	pthread_mutex_lock(&job->lock);
+	pthread_mutex_lock(&job->team.lock);
 	i = *next < n ? (*next)++ : n;
-	pthread_mutex_unlock(&job->lock);
+	pthread_mutex_unlock(&job->team.lock);
 	return is_cancelled(job) ? n : i;
 }
 
@@ -432,19 +427,16 @@ put_last_bytes(bloom_flatten_job *job)
 		job->out[pending_at] = pending;
 }
 
-/* Steps 0 to 4. */
-static void *
-sort_main(void *arg)
+/* Steps 0 to 4, on a thread once every thread has started (bloom_team.h). */
+static void
+sort_steps(void *arg)
 {
 	flatten_thread *ts = arg;
 	bloom_flatten_job *job = ts->job;
-	bool		leave = !bloom_barrier_await_start(&job->barrier);
+	bool		leave;
 
-	if (!leave)
-	{
-		decode_runs(job);
-		leave = barrier(job, NULL);
-	}
+	decode_runs(job);
+	leave = barrier(job, NULL);
 	if (!leave)
 	{
 		pass_over_share(job, ts->id, false);
@@ -465,29 +457,27 @@ sort_main(void *arg)
 		count_part_bits(job, ts);
 		(void) barrier(job, place_parts);
 	}
-	bloom_barrier_leave(&job->barrier);
-	return NULL;
 }
 
-/* Step 5. */
-static void *
-code_main(void *arg)
+/* Step 5: a part, on a thread or, for a part no thread took, the caller's. */
+static void
+code_step(void *arg)
 {
 	flatten_thread *ts = arg;
 	bloom_flatten_job *job = ts->job;
 
-	if (bloom_barrier_await_start(&job->barrier) && !is_cancelled(job) &&
-		!code_part(job, ts))
+	if (!is_cancelled(job) && !code_part(job, ts))
 		stop_with(job, BLOOM_ERR_NO_MEMORY);
-	bloom_barrier_leave(&job->barrier);
-	return NULL;
 }
 
 /* ---- the caller's side -------------------------------------------------- */
 
+/* What a job holds besides its team (bloom_team_new_job's release). */
 static void
-free_job(bloom_flatten_job *job)
+release_job(void *arg)
 {
+	bloom_flatten_job *job = arg;
+
 	for (unsigned t = 0; t < job->nthreads; t++)
 		free(job->threads[t].tmp);
 	free(job->run_start);
@@ -495,43 +485,6 @@ free_job(bloom_flatten_job *job)
 	free(job->bucket_start);
 	free(job->bucket_distinct);
 	free(job->sorted);
-	bloom_barrier_destroy(&job->barrier);
-	pthread_mutex_destroy(&job->lock);
-	free(job);
-}
-
-/*
- * Start a step's threads, one a part, each held at the gate until it opens.
- * The number started, which the gate is to be opened with: those not
- * started have no thread to join.
- */
-static unsigned
-start_threads(bloom_flatten_job *job, void *(*main) (void *))
-{
-	unsigned	started = 0;
-
-	bloom_barrier_reset(&job->barrier);
-	job->joined = false;
-	for (unsigned t = 0; t < job->nthreads; t++)
-	{
-		job->threads[t].started = false;
-		if (!bloom_barrier_start_thread(&job->threads[t].thread, main, &job->threads[t]))
-			break;
-		job->threads[t].started = true;
-		started++;
-	}
-	return started;
-}
-
-static void
-join_threads(bloom_flatten_job *job)
-{
-	if (job->joined)
-		return;
-	for (unsigned t = 0; t < job->nthreads; t++)
-		if (job->threads[t].started)
-			pthread_join(job->threads[t].thread, NULL);
-	job->joined = true;
 }
 
 bloom_status
@@ -539,25 +492,19 @@ bloom_flatten_start(bloom_flatten_job **jobp, const bloom_hash_run *runs,
 					size_t nruns, unsigned nthreads)
 {
 	bloom_flatten_job *job;
-	unsigned	started;
+	bloom_status status;
 
-	if (nthreads < 2 || nthreads > BLOOM_MAX_FINAL_THREADS)
-		return BLOOM_ERR_THREAD;
-	job = calloc(1, offsetof(bloom_flatten_job, threads) +
-				 nthreads * sizeof(flatten_thread));
+	job = BLOOM_TEAM_NEW_JOB(bloom_flatten_job, nthreads, release_job, &status);
 	if (job == NULL)
-		return BLOOM_ERR_NO_MEMORY;
+		return status;
 	job->runs = runs;
 	job->nruns = nruns;
 	job->nthreads = nthreads;
-	job->joined = true;
-	pthread_mutex_init(&job->lock, NULL);
-	bloom_barrier_init(&job->barrier, &job->lock, nthreads);
 
 	job->run_start = bloom_hash_run_starts(runs, nruns);
 	if (job->run_start == NULL)
 	{
-		free_job(job);
+		bloom_team_free_job(&job->team);
 		return BLOOM_ERR_NO_MEMORY;
 	}
 	job->total = job->run_start[nruns];
@@ -570,7 +517,7 @@ bloom_flatten_start(bloom_flatten_job **jobp, const bloom_hash_run *runs,
 	if (job->counts == NULL || job->bucket_start == NULL ||
 		job->bucket_distinct == NULL || job->sorted == NULL)
 	{
-		free_job(job);
+		bloom_team_free_job(&job->team);
 		return BLOOM_ERR_NO_MEMORY;
 	}
 	for (unsigned t = 0; t < nthreads; t++)
@@ -580,28 +527,15 @@ bloom_flatten_start(bloom_flatten_job **jobp, const bloom_hash_run *runs,
 		job->threads[t].tmp = malloc(BLOOM_SORT_TMP_MIN * sizeof(uint32_t));
 		if (job->threads[t].tmp == NULL)
 		{
-			free_job(job);
+			bloom_team_free_job(&job->team);
 			return BLOOM_ERR_NO_MEMORY;
 		}
 	}
 
-	/* the sort's barriers need every thread: all or none */
-	started = start_threads(job, sort_main);
-	bloom_barrier_open(&job->barrier, started, started == nthreads);
-	if (started < nthreads)
-	{
-		join_threads(job);
-		free_job(job);
-		return BLOOM_ERR_THREAD;
-	}
-	*jobp = job;
-	return BLOOM_OK;
-}
-
-bool
-bloom_flatten_wait(bloom_flatten_job *job, unsigned timeout_ms)
-{
-	return bloom_barrier_wait_done(&job->barrier, timeout_ms);
+	/* the sort's barriers need every thread: all or none, the job freed if none */
+	*jobp = bloom_team_start_all(&job->team, sort_steps, job->threads,
+								 sizeof(flatten_thread));
+	return *jobp != NULL ? BLOOM_OK : BLOOM_ERR_THREAD;
 }
 
 void
@@ -610,10 +544,16 @@ bloom_flatten_cancel(bloom_flatten_job *job)
 	__atomic_store_n(&job->cancelled, true, __ATOMIC_RELAXED);
 }
 
+bool
+bloom_flatten_wait(bloom_flatten_job *job, unsigned timeout_ms)
+{
+	return bloom_team_wait(&job->team, timeout_ms);
+}
+
 bloom_status
 bloom_flatten_sorted(bloom_flatten_job *job, uint64_t *ndistinct, size_t *code_len)
 {
-	join_threads(job);
+	bloom_team_join(&job->team);
 	*ndistinct = job->ndistinct;
 	*code_len = job->code_len;
 	if (job->status != BLOOM_OK)
@@ -626,15 +566,14 @@ bloom_flatten_code(bloom_flatten_job *job, uint8_t *out)
 {
 	unsigned	started;
 
-	join_threads(job);			/* the sort's, if not yet */
+	bloom_team_join(&job->team);	/* the sort's, if not yet */
 	job->out = out;
 	job->code_given = true;
-	started = start_threads(job, code_main);
-	bloom_barrier_open(&job->barrier, started, true);
-	/* the parts no thread took: here, as the threads would */
+	started = bloom_team_start_some(&job->team, code_step, job->threads,
+									sizeof(flatten_thread));
+	/* the parts no thread took: here */
 	for (unsigned t = started; t < job->nthreads; t++)
-		if (!is_cancelled(job) && !code_part(job, &job->threads[t]))
-			stop_with(job, BLOOM_ERR_NO_MEMORY);
+		code_step(&job->threads[t]);
 }
 
 bloom_status
@@ -645,7 +584,7 @@ bloom_flatten_finish(bloom_flatten_job *job)
 	/* a sort nobody will take the code of stops at once */
 	if (!job->code_given)
 		bloom_flatten_cancel(job);
-	join_threads(job);
+	bloom_team_join(&job->team);
 	if (job->status != BLOOM_OK)
 		status = job->status;
 	else if (!job->code_given || is_cancelled(job))
@@ -655,6 +594,6 @@ bloom_flatten_finish(bloom_flatten_job *job)
 		put_last_bytes(job);
 		status = BLOOM_OK;
 	}
-	free_job(job);
+	bloom_team_free_job(&job->team);
 	return status;
 }

@@ -4,7 +4,7 @@
  *		threads: the payload of a large bloom_agg state's flat form (its
  *		version 2 layout, bloom_state.h), such as the one a parallel leader
  *		hands on for bloom_agg_partial, made from every worker's runs.  No
- *		PostgreSQL dependency: the threads run nothing but this file's code,
+ *		PostgreSQL dependency: the threads run nothing but the core's code,
  *		allocate with malloc, and have every signal blocked.
  *
  * The result is, byte for byte, bloom_gaps_encode's code of what
