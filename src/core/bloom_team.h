@@ -15,7 +15,7 @@
 
 #include "bloom_barrier.h"
 #include "bloom_core.h"
-#include "bloom_final.h"
+#include "bloom_final.h"		/* BLOOM_MAX_FINAL_THREADS */
 
 BLOOM_BEGIN_PRIVATE
 

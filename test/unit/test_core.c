@@ -47,6 +47,7 @@ main(int argc, char **argv)
 	test_gaps();
 	test_final();
 	test_flatten();
+	test_team();
 	test_setops();
 	test_hash();
 	test_prepared();

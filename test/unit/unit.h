@@ -121,6 +121,7 @@ extern void test_sizing(void);
 extern void test_gaps(void);	/* test_gaps.c */
 extern void test_final(void);	/* test_final.c */
 extern void test_flatten(void); /* test_flatten.c */
+extern void test_team(void);	/* test_team.c */
 extern void test_setops(void);	/* test_setops.c */
 extern void test_hash(void);	/* test_hash.c */
 extern void test_prepared(void);	/* test_prepared.c */
