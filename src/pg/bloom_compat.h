@@ -61,6 +61,18 @@ typedef char bloom_b64_binary;
 #endif
 
 /*
+ * 18 replaced init_toast_snapshot, which fills a caller's SnapshotData,
+ * with get_toast_snapshot, which returns one.  bloom_toast_snapshot(space)
+ * is the TOAST snapshot on every major; space is a SnapshotData * the
+ * caller provides, used before 18 only (include access/toast_internals.h).
+ */
+#if PG_VERSION_NUM >= 180000
+#define bloom_toast_snapshot(space) ((void) (space), get_toast_snapshot())
+#else
+#define bloom_toast_snapshot(space) (init_toast_snapshot(space), (Snapshot) (space))
+#endif
+
+/*
  * Some majors' server headers (storage/bufpage.h, which access/htup_details.h
  * and utils/selfuncs.h bring in, before 16) define inline functions with
  * unused parameters, which -Wextra reports in every file that includes

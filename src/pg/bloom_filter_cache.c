@@ -24,6 +24,33 @@
 /* Detoasted filters up to this size are copied into huge pages. */
 #define HUGE_COPY_MAX_BYTES		((Size) 256 << 20)
 
+/* Lets go of the backend's filter a call site entry points at, if any. */
+static void
+release_filter(BloomFilterCache *cache)
+{
+	if (cache->pinned != NULL)
+		bloom_stored_cache_unpin(cache->pinned);
+	else if (cache->filter != NULL)
+		pfree(cache->filter);
+	cache->pinned = NULL;
+	cache->filter = NULL;
+}
+
+/* At the end of the call site's life (fn_mcxt reset or deleted). */
+static void
+release_pins(void *arg)
+{
+	BloomFilterCacheSet *set = (BloomFilterCacheSet *) arg;
+
+	for (int i = 0; i < set->nargs; i++)
+		if (set->entries[i].pinned != NULL)
+		{
+			bloom_stored_cache_unpin(set->entries[i].pinned);
+			set->entries[i].pinned = NULL;
+			set->entries[i].filter = NULL;
+		}
+}
+
 /* This call site's cache entry for argument argno, made on first use. */
 static BloomFilterCache *
 cache_entry(FunctionCallInfo fcinfo, int argno)
@@ -32,10 +59,16 @@ cache_entry(FunctionCallInfo fcinfo, int argno)
 
 	if (set == NULL)
 	{
+		MemoryContextCallback *callback;
+
 		set = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt,
 									 offsetof(BloomFilterCacheSet, entries) +
 									 fcinfo->nargs * sizeof(BloomFilterCache));
 		set->nargs = fcinfo->nargs;
+		callback = MemoryContextAlloc(fcinfo->flinfo->fn_mcxt, sizeof(*callback));
+		callback->func = release_pins;
+		callback->arg = set;
+		MemoryContextRegisterResetCallback(fcinfo->flinfo->fn_mcxt, callback);
 		fcinfo->flinfo->fn_extra = set;
 	}
 	if (argno < 0 || argno >= set->nargs)
@@ -44,32 +77,11 @@ cache_entry(FunctionCallInfo fcinfo, int argno)
 }
 
 bytea *
-bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno)
+bloom_detoast_filter_into(struct varlena *arg, MemoryContext cxt)
 {
-	struct varlena *arg = (struct varlena *) DatumGetPointer(PG_GETARG_DATUM(argno));
-	struct varatt_external toast_pointer;
-	BloomFilterCache *cache;
-	MemoryContext oldcxt;
-	bytea	   *detoasted;
+	MemoryContext oldcxt = MemoryContextSwitchTo(cxt);
+	bytea	   *detoasted = (bytea *) detoast_attr(arg);
 
-	/* inline values (short or not) are read where they are */
-	if (!VARATT_IS_EXTERNAL_ONDISK(arg))
-		return bloom_filter_datum_checked(PointerGetDatum(arg));
-
-	VARATT_EXTERNAL_GET_POINTER(toast_pointer, arg);
-	cache = cache_entry(fcinfo, argno);
-	if (cache->filter != NULL &&
-		cache->toastrelid == toast_pointer.va_toastrelid &&
-		cache->valueid == toast_pointer.va_valueid)
-		return cache->filter;
-
-	if (cache->filter != NULL)
-	{
-		pfree(cache->filter);
-		cache->filter = NULL;
-	}
-	oldcxt = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
-	detoasted = (bytea *) detoast_attr(arg);
 	/* checked once, as it is cached: a stored value never changes */
 	bloomfilter_check(BloomFilterBytes(detoasted), BloomFilterLength(detoasted),
 					  ERRCODE_DATA_CORRUPTED);
@@ -90,7 +102,39 @@ bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno)
 		detoasted = copy;
 	}
 	MemoryContextSwitchTo(oldcxt);
-	cache->filter = detoasted;
+	return detoasted;
+}
+
+bytea *
+bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno)
+{
+	struct varlena *arg = (struct varlena *) DatumGetPointer(PG_GETARG_DATUM(argno));
+	struct varatt_external toast_pointer;
+	BloomFilterCache *cache;
+	BloomStoredFilter *pin;
+	const bytea *stored;
+
+	/* inline values (short or not) are read where they are */
+	if (!VARATT_IS_EXTERNAL_ONDISK(arg))
+		return bloom_filter_datum_checked(PointerGetDatum(arg));
+
+	VARATT_EXTERNAL_GET_POINTER(toast_pointer, arg);
+	cache = cache_entry(fcinfo, argno);
+	if (cache->filter != NULL &&
+		cache->toastrelid == toast_pointer.va_toastrelid &&
+		cache->valueid == toast_pointer.va_valueid)
+		return cache->filter;
+
+	release_filter(cache);
+	stored = bloom_stored_cache_get(arg, &toast_pointer, &pin);
+	if (stored != NULL)
+	{
+		/* read only: the probes and bloom_info never write a filter */
+		cache->filter = unconstify(bytea *, stored);
+		cache->pinned = pin;
+	}
+	else
+		cache->filter = bloom_detoast_filter_into(arg, fcinfo->flinfo->fn_mcxt);
 	cache->toastrelid = toast_pointer.va_toastrelid;
 	cache->valueid = toast_pointer.va_valueid;
 	return cache->filter;

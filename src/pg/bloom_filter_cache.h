@@ -12,6 +12,7 @@
 #include "access/detoast.h"
 
 #include "bloom_pg.h"
+#include "bloom_stored_cache.h"
 
 BLOOM_BEGIN_PRIVATE
 
@@ -20,7 +21,8 @@ typedef struct BloomFilterCache
 	/* a filter stored out of line: its TOAST identity and detoasted copy */
 	Oid			toastrelid;
 	Oid			valueid;
-	bytea	   *filter;			/* in fn_mcxt */
+	bytea	   *filter;			/* in fn_mcxt, or pinned's bytes */
+	BloomStoredFilter *pinned;	/* the backend's cached filter, if used */
 
 	/*
 	 * The prepared geometry of the last filter probed here, inline or not.

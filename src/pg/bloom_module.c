@@ -20,6 +20,7 @@ BLOOM_SERVER_HEADERS_END
 #include "bloom_build.h"
 #include "bloom_final.h"
 #include "bloom_pg.h"
+#include "bloom_stored_cache.h"
 
 PG_MODULE_MAGIC;
 
@@ -61,5 +62,18 @@ _PG_init(void)
 							 &bloom_parallel_handoff,
 							 true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+
+	/*
+	 * A backend keeps the big stored filters it read for later queries
+	 * (bloom_stored_cache.c).  64 MB holds a few filters of millions of
+	 * keys; 0 turns the cache off and frees what it holds.
+	 */
+	DefineCustomIntVariable("bloomfilter.stored_filter_cache",
+							"Sets the most memory a session keeps detoasted stored filters in, for later queries.",
+							"A filter stored out of line and bigger than 64 kB is read once and kept, up to this much, least recently used first out. 0 turns the cache off.",
+							&bloom_stored_cache_kb,
+							64 * 1024, 0, MAX_KILOBYTES,
+							PGC_USERSET, GUC_UNIT_KB, NULL,
+							bloom_stored_cache_assign, NULL);
 	bloom_reserve_guc_prefix("bloomfilter");
 }
