@@ -313,6 +313,10 @@ void
 bloom_stored_cache_unpin(BloomStoredFilter *entry)
 {
 	Assert(entry->pins > 0);
-	if (--entry->pins == 0 && !entry->in_table)
+	if (--entry->pins > 0)
+		return;
+	if (!entry->in_table)
 		free_entry(entry);
+	else if (stored_bytes > bound_bytes(bloom_stored_cache_kb))
+		make_room(0, bound_bytes(bloom_stored_cache_kb));	/* lowered meanwhile */
 }
