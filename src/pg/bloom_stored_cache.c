@@ -9,8 +9,11 @@
  * query after query.  A big filter costs milliseconds to fetch and copy, so
  * the backend keeps the filters it read, up to bloomfilter.stored_filter_cache
  * kB, in a memory context under TopMemoryContext, keyed by the TOAST
- * pointer's identity (toast relation and value OID), least recently used
- * first out.
+ * pointer's identity (toast relation and value OID: a backend stays in one
+ * database, so they name one relation's value), least recently used first
+ * out.  Nothing drops an entry when its table is dropped or changed: the
+ * validation below already keeps a changed value from being used, and the
+ * bound and the eviction free the memory.
  *
  * Why this never answers with a stale filter.  A TOAST value is never
  * changed in place: while its OID lives, its chunks are the same tuples
