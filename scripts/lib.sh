@@ -1,7 +1,9 @@
 # shellcheck shell=bash
 #
-# scripts/lib.sh -- shell functions shared by scripts/test.sh and
-# scripts/demo.sh.  Source it; it does nothing by itself.
+# scripts/lib.sh -- shell functions shared by scripts/test.sh, the script
+# tests under test/ and the benchmarks.  Source it; it does nothing by
+# itself.  Tests that need more than one cluster or a restart are TAP
+# tests (test/t/, PostgreSQL::Test::Cluster), not built on this.
 #
 #   bf_ensure_deps [--leveldb] [--robustness] [--bench]
 #                                check (and as root install) Debian packages
@@ -161,7 +163,6 @@ BF_CLUSTER_DIR=
 BF_PGDATA=
 BF_PGLOG=
 BF_CLUSTER_OWNER=
-BF_MORE_PGDATA=()
 BF_AT_EXIT=()
 
 # bf_at_exit CMD...: run CMD (one word a function or command, each argument
@@ -174,7 +175,7 @@ bf_at_exit() {
 }
 
 bf__cleanup() {
-	local d data cmd kept=()
+	local d cmd kept=()
 	for cmd in "${BF_AT_EXIT[@]+"${BF_AT_EXIT[@]}"}"; do
 		eval "$cmd" || bf_warn "at exit: $cmd failed"
 	done
@@ -184,13 +185,6 @@ bf__cleanup() {
 		kept+=("$BF_CLUSTER_DIR")
 		bf_warn "leaving $BF_CLUSTER_DIR in place"
 	fi
-	for data in "${BF_MORE_PGDATA[@]+"${BF_MORE_PGDATA[@]}"}"; do
-		if ! bf__stop_data "$data"; then
-			kept+=("$(dirname "$data")")
-			bf_warn "leaving $(dirname "$data") in place"
-		fi
-	done
-	BF_MORE_PGDATA=()
 	for d in "${BF_TMP_DIRS[@]+"${BF_TMP_DIRS[@]}"}"; do
 		if [ -n "$d" ] && [ -d "$d" ] && [[ " ${kept[*]-} " != *" $d "* ]]; then
 			rm -rf -- "$d"
@@ -373,17 +367,7 @@ bf_cluster_start() {
 	bf_log "cluster up: PGHOST=$PGHOST PGPORT=$PGPORT PGUSER=$PGUSER"
 }
 
-# bf_cluster_start_more SOCKVAR PORTVAR: one more throw-away cluster (for
-# tests of what crosses servers), stopped by the exit trap like the first;
-# its socket directory and port go into SOCKVAR and PORTVAR.
-bf_cluster_start_more() {
-	bf__cluster_make || return 1
-	BF_MORE_PGDATA+=("$BF__NEW_DIR/data")
-	printf -v "$1" '%s' "$BF__NEW_SOCK"
-	printf -v "$2" '%s' "$BF__NEW_PORT"
-}
-
-# Stop the cluster this shell started (by its data directory); idempotent.
+# Restart the cluster this shell started (after ALTER SYSTEM).
 bf_cluster_restart() {
 	local bindir
 	[ -n "$BF_PGDATA" ] || {
