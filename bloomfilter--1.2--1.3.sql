@@ -28,7 +28,7 @@
 -- before: the same symbol, volatility, strictness, parallel safety and
 -- support function for a function, the same transition, final and combine
 -- functions, state, SSPACE and FINALFUNC_EXTRA for an aggregate
--- (test/t/011_upgrade_chain.pl compares their catalog rows across this
+-- (test/upgrade_chain_test.sh compares their catalog rows across this
 -- update, the names aside).
 --
 -- OR REPLACE, where the other scripts use plain CREATE: the objects exist
