@@ -49,9 +49,9 @@ extern "C"
 #endif
 
 #define BLOOMFILTER_VERSION_MAJOR	1
-#define BLOOMFILTER_VERSION_MINOR	3
+#define BLOOMFILTER_VERSION_MINOR	4
 #define BLOOMFILTER_VERSION_PATCH	0
-#define BLOOMFILTER_VERSION			"1.3.0"
+#define BLOOMFILTER_VERSION			"1.4.0"
 
 /* The library's version at run time, which may differ from the header's. */
 BLOOMFILTER_API const char *bloomfilter_version(void);

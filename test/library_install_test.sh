@@ -73,7 +73,7 @@ main(void)
 C
 # The .pc holds the final PREFIX; point pkg-config at the staged one.
 pc() { PKG_CONFIG_SYSROOT_DIR=$STAGING PKG_CONFIG_PATH=$ROOT/lib/pkgconfig pkg-config "$@" bloomfilter; }
-expected="1.3.0 9 1 1 0"
+expected="1.4.0 9 1 1 0"
 if cc -std=gnu11 -Wall -Wextra -Werror -o "$WORK/user" "$WORK/user.c" $(pc --cflags) $(pc --libs) 2>"$WORK/cc.log" &&
 	[ "$(LD_LIBRARY_PATH=$ROOT/lib "$WORK/user")" = "$expected" ]; then
 	pass "a program built with pkg-config's flags runs against the shared library"
