@@ -1,0 +1,388 @@
+/*
+ * bloom_shared_cache.c
+ *		Read a big stored filter from its table once per server, not once
+ *		per backend.
+ *
+ * The session cache (bloom_stored_cache.c) reads a stored filter once per
+ * backend.  Citus runs a query's shard tasks on each worker over several
+ * connections and, by default, closes all but one of them after the query,
+ * so each query meets fresh backends, and each read the filter from its
+ * table again: some 6,000 TOAST chunks, fetched one index entry at a time,
+ * for 12.5 MB.  So the first backend to read a filter also writes it to a
+ * file, and any backend whose session cache misses reads that file instead:
+ * one sequential read of bytes that are usually in the kernel's page cache,
+ * which frees them under memory pressure like any file's.  A file is used
+ * only after the same validation the session cache makes (chunk 0's tuple,
+ * looked up now, is the one the file was made from: same TID, raw xmin and
+ * bytes, and the same TOAST pointer), for the same reasons.
+ *
+ * The files live in pg_stat_tmp/bloomfilter, a directory of the data
+ * directory that base backups, pg_rewind and pg_upgrade leave out, and are
+ * named by the server's start time, database and TOAST identity.  A file is
+ * used only by the server start that wrote it: whatever a crash, a restart
+ * or pg_resetwal did to the counters the validation relies on, an older
+ * file is never read, and the next write deletes it.  Each file ends in a
+ * CRC-32C of all it holds, checked on every read, and a file is written
+ * under a temporary name and renamed when complete, so a reader sees a
+ * whole file or none.
+ *
+ * Writers make room first: they delete the least recently used files (a
+ * read touches its file's modification time) until the files fit
+ * bloomfilter.shared_filter_cache.  Writers that race may each find room,
+ * so the files can pass the bound by what is being written at that moment.
+ * Nothing here is ever an error: a file that cannot be read or written is
+ * skipped, and the filter is read from its table as without the cache.
+ */
+#include "postgres.h"
+
+#include <sys/stat.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "bloom_compat.h"
+
+BLOOM_SERVER_HEADERS_BEGIN
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "port/pg_crc32c.h"
+#include "storage/fd.h"
+#include "utils/timestamp.h"
+BLOOM_SERVER_HEADERS_END
+
+#include "bloom_shared_cache.h"
+#include "bloom_stored_cache.h"
+
+#define SHARED_DIR		PG_STAT_TMP_DIR "/bloomfilter"
+
+/* Names this layout of the file: a reader skips any other. */
+#define SHARED_MAGIC	"bfcache1"
+
+/* Bytes a read or write call moves at most, so that a big one stays short. */
+#define IO_PIECE_BYTES	((Size) 1 << 20)
+
+int			bloom_shared_cache_kb = 256 << 10;
+
+/* The file's head; then chunk 0's bytes, then the filter's. */
+typedef struct SharedFileHeader
+{
+	char		magic[8];
+	uint32		header_bytes;	/* sizeof(SharedFileHeader) */
+	uint32		chunk0_bytes;
+	uint32		filter_bytes;
+	Oid			database;
+	TimestampTz server_start;
+	struct varatt_external pointer;
+	ItemPointerData tid;
+	TransactionId xmin;
+	pg_crc32c	crc;			/* of all the file, this field as 0 */
+} SharedFileHeader;
+
+typedef struct SharedFile
+{
+	char		name[MAXPGPATH];
+	off_t		bytes;
+	time_t		used;
+} SharedFile;
+
+static Size
+bound_bytes(void)
+{
+	return (Size) bloom_shared_cache_kb * 1024;
+}
+
+/* The prefix of this server start's file names, as "<start>-". */
+static void
+start_prefix(char *out, size_t len)
+{
+	snprintf(out, len, "%016" INT64_MODIFIER "x-", (uint64) PgStartTime);
+}
+
+static void
+file_path(const BloomStoredIdentity *id, char *out, size_t len)
+{
+	char		prefix[32];
+
+	start_prefix(prefix, sizeof(prefix));
+	snprintf(out, len, "%s/%s%u-%u-%u", SHARED_DIR, prefix, MyDatabaseId,
+			 id->pointer.va_toastrelid, id->pointer.va_valueid);
+}
+
+static void
+fill_header(SharedFileHeader *header, const BloomStoredIdentity *id, Size filter_bytes)
+{
+	/* zeroed whole: the padding is in the checksum */
+	MemSet(header, 0, sizeof(*header));
+	memcpy(header->magic, SHARED_MAGIC, sizeof(header->magic));
+	header->header_bytes = sizeof(*header);
+	header->chunk0_bytes = VARSIZE(id->chunk0);
+	header->filter_bytes = (uint32) filter_bytes;
+	header->database = MyDatabaseId;
+	header->server_start = PgStartTime;
+	header->pointer = id->pointer;
+	header->tid = id->tid;
+	header->xmin = id->xmin;
+}
+
+static pg_crc32c
+file_crc(const SharedFileHeader *header, const void *chunk0, const void *filter)
+{
+	SharedFileHeader zeroed = *header;
+	pg_crc32c	crc;
+
+	zeroed.crc = 0;
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, &zeroed, sizeof(zeroed));
+	COMP_CRC32C(crc, chunk0, header->chunk0_bytes);
+	COMP_CRC32C(crc, filter, header->filter_bytes);
+	FIN_CRC32C(crc);
+	return crc;
+}
+
+static bool
+read_fully(int fd, void *buf, Size len)
+{
+	char	   *p = buf;
+
+	while (len > 0)
+	{
+		ssize_t		got = read(fd, p, Min(len, IO_PIECE_BYTES));
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return false;
+		p += got;
+		len -= got;
+	}
+	return true;
+}
+
+static bool
+write_fully(int fd, const void *buf, Size len)
+{
+	const char *p = buf;
+
+	while (len > 0)
+	{
+		ssize_t		put = write(fd, p, Min(len, IO_PIECE_BYTES));
+
+		if (put < 0 && errno == EINTR)
+			continue;
+		if (put <= 0)
+		{
+			if (put == 0)
+				errno = ENOSPC;
+			return false;
+		}
+		p += put;
+		len -= put;
+	}
+	return true;
+}
+
+bytea *
+bloom_shared_cache_read(const BloomStoredIdentity *id, MemoryContext cxt)
+{
+	char		path[MAXPGPATH];
+	SharedFileHeader expected;
+	SharedFileHeader header;
+	Size		filter_bytes = (Size) id->pointer.va_rawsize;
+	struct varlena *chunk0 = NULL;
+	bytea	   *filter = NULL;
+	int			fd;
+	bool		damaged = false;
+
+	if (filter_bytes > bound_bytes())
+		return NULL;
+	file_path(id, path, sizeof(path));
+	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
+	if (fd < 0)
+		return NULL;			/* none yet, or evicted */
+
+	fill_header(&expected, id, filter_bytes);
+	if (!read_fully(fd, &header, sizeof(header)))
+		damaged = true;
+	else
+	{
+		expected.crc = header.crc;
+		if (memcmp(&expected, &header, sizeof(header)) != 0)
+		{
+			/* another value under the same OIDs, or another layout */
+			CloseTransientFile(fd);
+			return NULL;
+		}
+		chunk0 = palloc(header.chunk0_bytes);
+		filter = bloom_filter_memory(cxt, filter_bytes);
+		if (!read_fully(fd, chunk0, header.chunk0_bytes) ||
+			!read_fully(fd, filter, filter_bytes) ||
+			file_crc(&header, chunk0, filter) != header.crc ||
+			VARSIZE(filter) != filter_bytes)
+			damaged = true;
+		else if (memcmp(chunk0, id->chunk0, header.chunk0_bytes) != 0)
+		{
+			/* a value of the same chunk 0 tuple but other bytes */
+			CloseTransientFile(fd);
+			pfree(chunk0);
+			pfree(filter);
+			return NULL;
+		}
+	}
+	if (damaged)
+	{
+		CloseTransientFile(fd);
+		ereport(LOG,
+				(errmsg("bloomfilter: removed the damaged filter cache file \"%s\"", path),
+				 errdetail("Its bytes do not match its checksum or its size; the filter is read from its table instead.")));
+		if (unlink(path) != 0 && errno != ENOENT)
+			ereport(LOG,
+					(errcode_for_file_access(),
+					 errmsg("bloomfilter: could not remove file \"%s\": %m", path)));
+		if (chunk0 != NULL)
+			pfree(chunk0);
+		if (filter != NULL)
+			pfree(filter);
+		return NULL;
+	}
+	/* recently used: the last to be evicted */
+	(void) futimens(fd, NULL);
+	CloseTransientFile(fd);
+	pfree(chunk0);
+	/* checked when written; checked again, as the session cache does */
+	bloomfilter_check(BloomFilterBytes(filter), BloomFilterLength(filter),
+					  ERRCODE_DATA_CORRUPTED);
+	return filter;
+}
+
+static int
+oldest_first(const void *a, const void *b)
+{
+	const SharedFile *fa = a;
+	const SharedFile *fb = b;
+
+	if (fa->used != fb->used)
+		return fa->used < fb->used ? -1 : 1;
+	return strcmp(fa->name, fb->name);
+}
+
+/*
+ * Deletes the files of earlier server starts, then this start's least
+ * recently used ones until need more bytes fit under bound.
+ */
+static void
+make_room(Size need, Size bound)
+{
+	char		prefix[32];
+	size_t		prefix_len;
+	DIR		   *dir;
+	struct dirent *de;
+	SharedFile *files;
+	int			nfiles = 0;
+	int			capacity = 16;
+	Size		total = 0;
+
+	start_prefix(prefix, sizeof(prefix));
+	prefix_len = strlen(prefix);
+	dir = AllocateDir(SHARED_DIR);
+	if (dir == NULL)
+		return;
+	files = palloc(capacity * sizeof(SharedFile));
+	while ((de = ReadDirExtended(dir, SHARED_DIR, LOG)) != NULL)
+	{
+		char		path[MAXPGPATH];
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", SHARED_DIR, de->d_name);
+		if (strncmp(de->d_name, prefix, prefix_len) != 0)
+		{
+			(void) unlink(path);	/* never read again */
+			continue;
+		}
+		if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (nfiles == capacity)
+		{
+			capacity *= 2;
+			files = repalloc(files, capacity * sizeof(SharedFile));
+		}
+		strlcpy(files[nfiles].name, path, MAXPGPATH);
+		files[nfiles].bytes = st.st_size;
+		files[nfiles].used = st.st_mtime;
+		nfiles++;
+		total += st.st_size;
+	}
+	FreeDir(dir);
+
+	if (total + need > bound)
+	{
+		qsort(files, nfiles, sizeof(SharedFile), oldest_first);
+		for (int i = 0; i < nfiles && total + need > bound; i++)
+			if (unlink(files[i].name) == 0)
+				total -= files[i].bytes;
+	}
+	pfree(files);
+}
+
+void
+bloom_shared_cache_write(const BloomStoredIdentity *id, const bytea *filter)
+{
+	char		path[MAXPGPATH];
+	char		temp_path[MAXPGPATH];
+	SharedFileHeader header;
+	Size		file_bytes = sizeof(header) + VARSIZE(id->chunk0) + VARSIZE(filter);
+	int			fd;
+	bool		written;
+
+	if (file_bytes > bound_bytes())
+		return;
+	if (MakePGDirectory(SHARED_DIR) != 0 && errno != EEXIST)
+	{
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("bloomfilter: could not create directory \"%s\": %m", SHARED_DIR)));
+		return;
+	}
+	make_room(file_bytes, bound_bytes());
+
+	fill_header(&header, id, VARSIZE(filter));
+	header.crc = file_crc(&header, id->chunk0, filter);
+	file_path(id, path, sizeof(path));
+	snprintf(temp_path, sizeof(temp_path), "%s.%d.tmp", path, MyProcPid);
+	(void) unlink(temp_path);	/* left by a backend of this PID that died */
+	fd = OpenTransientFile(temp_path, O_WRONLY | O_CREAT | O_EXCL | PG_BINARY);
+	if (fd < 0)
+	{
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("bloomfilter: could not create file \"%s\": %m", temp_path)));
+		return;
+	}
+	written = write_fully(fd, &header, sizeof(header)) &&
+		write_fully(fd, id->chunk0, VARSIZE(id->chunk0)) &&
+		write_fully(fd, filter, VARSIZE(filter));
+	if (!written)
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("bloomfilter: could not write file \"%s\": %m", temp_path)));
+	if (CloseTransientFile(fd) != 0 && written)
+	{
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("bloomfilter: could not close file \"%s\": %m", temp_path)));
+		written = false;
+	}
+	/* a reader sees the whole file or none */
+	if (!written || rename(temp_path, path) != 0)
+	{
+		if (written)
+			ereport(LOG,
+					(errcode_for_file_access(),
+					 errmsg("bloomfilter: could not rename file \"%s\" to \"%s\": %m",
+							temp_path, path)));
+		(void) unlink(temp_path);
+		return;
+	}
+	elog(DEBUG1, "bloomfilter: wrote a stored filter of %zu bytes to the server's filter cache files",
+		 (Size) VARSIZE(filter));
+}
