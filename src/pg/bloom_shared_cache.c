@@ -383,6 +383,6 @@ bloom_shared_cache_write(const BloomStoredIdentity *id, const bytea *filter)
 		(void) unlink(temp_path);
 		return;
 	}
-	elog(DEBUG1, "bloomfilter: wrote a stored filter of %zu bytes to the server's filter cache files",
+	elog(DEBUG2, "bloomfilter: wrote a stored filter of %zu bytes to the server's filter cache files",
 		 (Size) VARSIZE(filter));
 }
