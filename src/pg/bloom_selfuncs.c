@@ -70,14 +70,12 @@ is_bloomfilter_type(Oid type)
 {
 	Oid			input;
 	Oid			ioparam;
-	FmgrInfo	flinfo;
 
 	type = getBaseType(type);
 	if (get_typlen(type) != -1)
 		return false;
 	getTypeInputInfo(type, &input, &ioparam);
-	fmgr_info(input, &flinfo);
-	return flinfo.fn_addr == bloomfilter_in;
+	return bloom_function_is(input, bloomfilter_in);
 }
 
 Datum
