@@ -98,6 +98,50 @@ SELECT within_3x('1%, 2 bits a key',
 SELECT count(*) > 0 AS runs FROM probed p
  WHERE p.k <~ (SELECT bloom_union_agg(fk) FROM stored);
 
+-- NULL keys never pass, and both estimates count the other rows only: a
+-- column whose keys are 90% NULL (20,000 rows, so that ANALYZE reads them
+-- all and the statistics are the same each run), probed by a constant
+-- filter of keys it does not hold at 4 bits a key (about 5% of the other
+-- keys pass as false positives, and the estimate is that rate), and by a
+-- subquery's filter that holds half of the other keys.
+CREATE TABLE sparse (k bigint);
+INSERT INTO sparse SELECT CASE WHEN i % 10 = 0 THEN i END FROM generate_series(1, 20000) i;
+ANALYZE sparse;
+SELECT within_3x('90% NULL keys, a constant filter of other keys',
+  format('SELECT count(*) FROM sparse s WHERE s.k <~ %L::bloomfilter',
+         (SELECT bloom_agg(-i::bigint, 4) FROM generate_series(1, 2000) i)));
+SELECT within_3x('90% NULL keys, bloom_agg',
+  'SELECT count(*) FROM sparse s WHERE s.k <~ (SELECT bloom_agg(k, 10) FROM source WHERE k <= 10000)');
+
+-- The estimator knows bloom_agg by the C function behind its final
+-- function, whatever that function's name and OID, and remembers what it
+-- found until pg_proc changes.  An aggregate of this test's own whose final
+-- function runs bloom_agg_finalfn's code is estimated as bloom_agg is;
+-- replaced by SQL under the same OID, it gets the default estimate of a
+-- subquery it does not know; given the C code again, it is known again.
+CREATE FUNCTION own_final(bloom_agg_state) RETURNS bloomfilter
+	AS '$libdir/bloomfilter', 'bloom_agg_finalfn' LANGUAGE C IMMUTABLE STRICT;
+CREATE AGGREGATE own_bloom_agg(text, integer) (
+	SFUNC = bloom_agg_transfn, STYPE = bloom_agg_state, FINALFUNC = own_final);
+CREATE FUNCTION own_agg_estimated_as(reference text) RETURNS boolean
+LANGUAGE sql AS $$
+	SELECT (SELECT estimated FROM probe_rows('SELECT count(*) FROM probed p
+	         WHERE p.t <~ (SELECT own_bloom_agg(t, 10) FROM source WHERE k <= 10000)'))
+	     = (SELECT estimated FROM probe_rows(reference))
+$$;
+SELECT own_agg_estimated_as('SELECT count(*) FROM probed p
+  WHERE p.t <~ (SELECT bloom_agg(t, 10) FROM source WHERE k <= 10000)') AS as_bloom_agg;
+CREATE OR REPLACE FUNCTION own_final(bloom_agg_state) RETURNS bloomfilter
+	AS 'SELECT NULL::bloomfilter' LANGUAGE sql IMMUTABLE STRICT;
+SELECT own_agg_estimated_as('SELECT count(*) FROM probed p
+  WHERE p.t <~ (SELECT bloom_union_agg(ft) FROM stored)') AS as_unknown_subquery;
+CREATE OR REPLACE FUNCTION own_final(bloom_agg_state) RETURNS bloomfilter
+	AS '$libdir/bloomfilter', 'bloom_agg_finalfn' LANGUAGE C IMMUTABLE STRICT;
+SELECT own_agg_estimated_as('SELECT count(*) FROM probed p
+  WHERE p.t <~ (SELECT bloom_agg(t, 10) FROM source WHERE k <= 10000)') AS as_bloom_agg_again;
+DROP AGGREGATE own_bloom_agg(text, integer);
+DROP FUNCTION own_final(bloom_agg_state), own_agg_estimated_as(text);
+
 -- ANALYZE of a column of NULLs only, and of an empty table, keeps no
 -- summary and no error.
 CREATE TABLE nothing (f bloomfilter);
@@ -107,6 +151,6 @@ ANALYZE nothing;
 SELECT count(*) AS summaries FROM pg_statistic
  WHERE starelid = 'nothing'::regclass AND 12117 IN (stakind1, stakind2, stakind3, stakind4, stakind5);
 
-DROP TABLE users, filters, orders, probed, source, stored, nothing;
+DROP TABLE users, filters, orders, probed, source, stored, sparse, nothing;
 DROP FUNCTION matrix_case(numeric), within_3x(text, text), probe_rows(text);
 RESET max_parallel_workers_per_gather;

@@ -14,9 +14,16 @@
 # and the last line is "tap: N passed, N failed".  PROVE_FLAGS adds flags
 # to prove; BF_TAP_KEEP=1 keeps the clusters' directories for a look;
 # BF_MEASURE=1 makes the tests that time something (postgres_fdw, Citus)
-# time it at the size of the documentation's figures.  As root, Citus is
-# built and installed for 021_citus.pl first (../shared/citus's
-# build-citus.sh), since the tests themselves run as postgres.
+# time it at the size of the documentation's figures.
+#
+# A test that needs what only root may do before it (installing into the
+# major's PostgreSQL, Debian packages) has a script beside it,
+# test/t/NAME.root-setup.sh, which this runs with bash, as root, before
+# any test, when it runs as root and NAME.pl is among the tests; with
+# PG_CONFIG and BF_ROOT (the source tree) set, its output in the work
+# directory's NAME.root-setup.log.  A failure is printed, and the test
+# still runs: it must find out for itself what it lacks, since run as
+# another user nothing is run for it (021_citus.pl builds Citus so).
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -70,19 +77,20 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Citus for 021_citus.pl: the kit's build-citus.sh installs it into
-# PG_CONFIG's PostgreSQL and may install its build dependencies, which only
-# root may do; run as postgres, the test then finds it installed when it
-# calls the script itself (to learn whether it skips).
-citus_kit=${BLOOM_CITUS_KIT:-$ROOT/../shared/citus}
-if [ -n "${as_owner[*]}" ] && [ -x "$citus_kit/build-citus.sh" ] &&
-	printf '%s\n' "${tests[@]}" | grep -q '/021_citus\.pl$'; then
-	rc=0
-	"$citus_kit/build-citus.sh" "$PG_CONFIG" >"$work/citus-build.log" 2>&1 || rc=$?
-	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
-		echo "build-citus.sh failed (exit $rc), as root:"
-		tail -n 20 "$work/citus-build.log"
-	fi
+# the tests' root setups (see above), while this still runs as root
+if [ -n "${as_owner[*]}" ]; then
+	for t in "${tests[@]}"; do
+		setup=${t%.pl}.root-setup.sh
+		[ -f "$setup" ] || continue
+		name=$(basename "$t" .pl)
+		rc=0
+		env PG_CONFIG="$PG_CONFIG" BF_ROOT="$ROOT" bash "$setup" \
+			>"$work/$name.root-setup.log" 2>&1 || rc=$?
+		if [ "$rc" -ne 0 ]; then
+			echo "$name: $(basename "$setup") failed (exit $rc), as root:"
+			tail -n 20 "$work/$name.root-setup.log"
+		fi
+	done
 fi
 
 # Each file gets BLOOM_STAGE_TIMEOUT seconds (default 1200), as each stage

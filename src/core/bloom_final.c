@@ -640,7 +640,6 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 	job->bit_array = filter;
 	job->bit_array_bytes = geometry->filter_bytes - 1;
 	bloom_prepare(&job->prepared, geometry->bits, geometry->k);
-	filter[geometry->filter_bytes - 1] = (uint8_t) geometry->k;
 	job->copies = way == BLOOM_FINAL_WAY_CHOSEN ?
 		bloom_final_uses_copies(geometry, nthreads) : way == BLOOM_FINAL_WAY_COPIES;
 
@@ -711,7 +710,15 @@ bloom_final_start_way(bloom_final_job **jobp, uint8_t *filter,
 
 	/* the barriers need every thread: all or none, the job freed if none */
 	*jobp = bloom_team_start_all(&job->team, thread_work, job->threads, sizeof(thread_state));
-	return *jobp != NULL ? BLOOM_OK : BLOOM_ERR_THREAD;
+	if (*jobp == NULL)
+		return BLOOM_ERR_THREAD;
+
+	/*
+	 * Only now, so that a failed start leaves the filter as it was; the
+	 * threads write the bit array only, never this byte after it.
+	 */
+	filter[geometry->filter_bytes - 1] = (uint8_t) geometry->k;
+	return BLOOM_OK;
 }
 
 void

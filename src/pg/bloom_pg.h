@@ -69,6 +69,14 @@ extern bytea *bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno);
 
 /* The probes' way to the same cache: bloom_filter_cache.h. */
 
+/*
+ * Whether function fn runs ours, a C function of this module, whatever the
+ * function's name, schema and OID (bloom_function_is.c): how the planner's
+ * estimators know the extension's type and aggregate.  Answers are
+ * remembered until pg_proc changes, so the planner may ask per clause.
+ */
+extern bool bloom_function_is(Oid fn, PGFunction ours);
+
 /* Raise an ERROR for a failed core status, in the given input context. */
 pg_noreturn extern void bloom_report_invalid(bloom_status status, int sqlstate,
 											 const char *what);

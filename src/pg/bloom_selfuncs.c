@@ -70,14 +70,12 @@ is_bloomfilter_type(Oid type)
 {
 	Oid			input;
 	Oid			ioparam;
-	FmgrInfo	flinfo;
 
 	type = getBaseType(type);
 	if (get_typlen(type) != -1)
 		return false;
 	getTypeInputInfo(type, &input, &ioparam);
-	fmgr_info(input, &flinfo);
-	return flinfo.fn_addr == bloomfilter_in;
+	return bloom_function_is(input, bloomfilter_in);
 }
 
 Datum
@@ -98,6 +96,9 @@ bloom_may_contain_sel(PG_FUNCTION_ARGS)
 
 	if (!get_restriction_variable(root, args, varRelid, &vardata, &other, &varonleft))
 		PG_RETURN_FLOAT8(DEFAULT_MATCHING_SEL);
+	/* NULL keys never pass: both corrections below count non-NULL rows */
+	if (HeapTupleIsValid(vardata.statsTuple))
+		nullfrac = ((Form_pg_statistic) GETSTRUCT(vardata.statsTuple))->stanullfrac;
 
 	/*
 	 * The constant is the filter when it is one: <~ and ~> take a key on
@@ -121,8 +122,6 @@ bloom_may_contain_sel(PG_FUNCTION_ARGS)
 			double		ndistinct = get_variable_numdistinct(&vardata, &isdefault);
 			double		held = ndistinct > 0 ? guess.keys / (guess.keys + ndistinct) : 1.0;
 
-			if (HeapTupleIsValid(vardata.statsTuple))
-				nullfrac = ((Form_pg_statistic) GETSTRUCT(vardata.statsTuple))->stanullfrac;
 			ReleaseVariableStats(vardata);
 			sel = (held + (1.0 - held) * guess.fpr) * (1.0 - nullfrac);
 			CLAMP_PROBABILITY(sel);
@@ -136,8 +135,6 @@ bloom_may_contain_sel(PG_FUNCTION_ARGS)
 		double		ndistinct;
 
 		bloom_stats_of(BloomFilterBytes(filter), BloomFilterLength(filter), &stats);
-		if (HeapTupleIsValid(vardata.statsTuple))
-			nullfrac = ((Form_pg_statistic) GETSTRUCT(vardata.statsTuple))->stanullfrac;
 		/*
 		 * The filter's own rate, measured on LevelDB's scheme: the ideal
 		 * filter's formula would be up to 3 times lower.  A small probe

@@ -71,17 +71,13 @@ is_bloom_agg(Oid aggfnoid)
 {
 	HeapTuple	tuple;
 	Oid			finalfn;
-	FmgrInfo	flinfo;
 
 	tuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
 	if (!HeapTupleIsValid(tuple))
 		return false;
 	finalfn = ((Form_pg_aggregate) GETSTRUCT(tuple))->aggfinalfn;
 	ReleaseSysCache(tuple);
-	if (!OidIsValid(finalfn))
-		return false;
-	fmgr_info(finalfn, &flinfo);
-	return flinfo.fn_addr == bloom_agg_finalfn;
+	return OidIsValid(finalfn) && bloom_function_is(finalfn, bloom_agg_finalfn);
 }
 
 /*

@@ -1,8 +1,8 @@
 # test/t/021_citus.pl -- bloomfilter in a Citus cluster: a coordinator and
 # two workers, Citus built from the offline kit in ../shared/citus (Citus
 # 13.2.2 for PostgreSQL 15, 14.0.1 for 16 to 18) by its build-citus.sh,
-# which installs it into PG_CONFIG's PostgreSQL (test/tap.sh runs it as
-# root first where the tests run as postgres).
+# which installs it into PG_CONFIG's PostgreSQL (as root first, where the
+# tests run as postgres: 021_citus.root-setup.sh, run by test/tap.sh).
 #
 # Checked, against the same rows in a plain table on the coordinator:
 #   1. bloom_agg over a distributed table runs on the workers (EXPLAIN shows
