@@ -21,7 +21,7 @@
 
 #include "bloom_filter_cache.h"
 
-/* Filters up to this size are put in memory that may get huge pages. */
+/* Detoasted filters up to this size are copied into huge pages. */
 #define HUGE_COPY_MAX_BYTES		((Size) 256 << 20)
 
 /* Lets go of the backend's filter a call site entry points at, if any. */
@@ -76,21 +76,6 @@ cache_entry(FunctionCallInfo fcinfo, int argno)
 	return &set->entries[argno];
 }
 
-void *
-bloom_filter_memory(MemoryContext cxt, Size bytes)
-{
-	void	   *memory = MemoryContextAlloc(cxt, bytes);
-
-	/*
-	 * A big filter is probed at random row after row: memory that may get
-	 * huge pages spares the probes missing the TLB too.  (Not the largest
-	 * ones: a copy into it costs both copies for a moment.)
-	 */
-	if (bytes >= BLOOM_HUGE_PAGES_MIN_BYTES && bytes <= HUGE_COPY_MAX_BYTES)
-		bloom_advise_huge_pages(memory, bytes);
-	return memory;
-}
-
 bytea *
 bloom_detoast_filter_into(struct varlena *arg, MemoryContext cxt)
 {
@@ -100,16 +85,23 @@ bloom_detoast_filter_into(struct varlena *arg, MemoryContext cxt)
 	/* checked once, as it is cached: a stored value never changes */
 	bloomfilter_check(BloomFilterBytes(detoasted), BloomFilterLength(detoasted),
 					  ERRCODE_DATA_CORRUPTED);
-	MemoryContextSwitchTo(oldcxt);
 	if (VARSIZE(detoasted) >= BLOOM_HUGE_PAGES_MIN_BYTES &&
 		VARSIZE(detoasted) <= HUGE_COPY_MAX_BYTES)
 	{
-		bytea	   *copy = bloom_filter_memory(cxt, VARSIZE(detoasted));
+		/*
+		 * A big filter is probed at random row after row: copy it once into
+		 * memory that may get huge pages, so that the probes do not also
+		 * miss the TLB.  (Not the largest ones: both copies exist for a
+		 * moment.)
+		 */
+		bytea	   *copy = palloc(VARSIZE(detoasted));
 
+		bloom_advise_huge_pages(copy, VARSIZE(detoasted));
 		memcpy(copy, detoasted, VARSIZE(detoasted));
 		pfree(detoasted);
 		detoasted = copy;
 	}
+	MemoryContextSwitchTo(oldcxt);
 	return detoasted;
 }
 

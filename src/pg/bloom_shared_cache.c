@@ -35,6 +35,7 @@
  */
 #include "postgres.h"
 
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -50,7 +51,6 @@ BLOOM_SERVER_HEADERS_BEGIN
 BLOOM_SERVER_HEADERS_END
 
 #include "bloom_shared_cache.h"
-#include "bloom_stored_cache.h"
 
 #define SHARED_DIR		PG_STAT_TMP_DIR "/bloomfilter"
 
@@ -62,7 +62,10 @@ BLOOM_SERVER_HEADERS_END
 
 int			bloom_shared_cache_kb = 256 << 10;
 
-/* The file's head; then chunk 0's bytes, then the filter's. */
+/*
+ * The file's head; then chunk 0's bytes, then zeros up to filter_offset(),
+ * then the filter's.
+ */
 typedef struct SharedFileHeader
 {
 	char		magic[8];
@@ -74,7 +77,7 @@ typedef struct SharedFileHeader
 	struct varatt_external pointer;
 	ItemPointerData tid;
 	TransactionId xmin;
-	pg_crc32c	crc;			/* of all the file, this field as 0 */
+	pg_crc32c	crc;			/* of the head (this field as 0), chunk 0 and filter */
 } SharedFileHeader;
 
 typedef struct SharedFile
@@ -180,19 +183,56 @@ write_fully(int fd, const void *buf, Size len)
 	return true;
 }
 
-bytea *
-bloom_shared_cache_read(const BloomStoredIdentity *id, MemoryContext cxt)
+/* Where the filter starts: after the head and chunk 0, aligned for a varlena. */
+static Size
+filter_offset(uint32 chunk0_bytes)
+{
+	return MAXALIGN(sizeof(SharedFileHeader) + chunk0_bytes);
+}
+
+typedef struct SharedMapping
+{
+	void	   *base;
+	Size		bytes;
+} SharedMapping;
+
+static void
+unmap_file(void *arg)
+{
+	SharedMapping *mapping = (SharedMapping *) arg;
+
+	(void) munmap(mapping->base, mapping->bytes);
+}
+
+static void
+remove_damaged(const char *path)
+{
+	ereport(LOG,
+			(errmsg("bloomfilter: removed the damaged filter cache file \"%s\"", path),
+			 errdetail("Its bytes do not match its checksum or its size; the filter is read from its table instead.")));
+	if (unlink(path) != 0 && errno != ENOENT)
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("bloomfilter: could not remove file \"%s\": %m", path)));
+}
+
+const bytea *
+bloom_shared_cache_map(const BloomStoredIdentity *id, MemoryContext cxt)
 {
 	char		path[MAXPGPATH];
 	SharedFileHeader expected;
 	SharedFileHeader header;
 	Size		filter_bytes = (Size) id->pointer.va_rawsize;
-	struct varlena *chunk0 = NULL;
-	bytea	   *filter = NULL;
+	Size		offset = filter_offset(VARSIZE(id->chunk0));
+	Size		file_bytes = offset + filter_bytes;
+	struct stat st;
 	int			fd;
-	bool		damaged = false;
+	int			flags = MAP_SHARED;
+	char	   *base;
+	SharedMapping *mapping;
+	const bytea *filter;
 
-	if (filter_bytes > bound_bytes())
+	if (file_bytes > bound_bytes())
 		return NULL;
 	file_path(id, path, sizeof(path));
 	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
@@ -200,53 +240,71 @@ bloom_shared_cache_read(const BloomStoredIdentity *id, MemoryContext cxt)
 		return NULL;			/* none yet, or evicted */
 
 	fill_header(&expected, id, filter_bytes);
-	if (!read_fully(fd, &header, sizeof(header)))
-		damaged = true;
-	else
-	{
-		expected.crc = header.crc;
-		if (memcmp(&expected, &header, sizeof(header)) != 0)
-		{
-			/* another value under the same OIDs, or another layout */
-			CloseTransientFile(fd);
-			return NULL;
-		}
-		chunk0 = palloc(header.chunk0_bytes);
-		filter = bloom_filter_memory(cxt, filter_bytes);
-		if (!read_fully(fd, chunk0, header.chunk0_bytes) ||
-			!read_fully(fd, filter, filter_bytes) ||
-			file_crc(&header, chunk0, filter) != header.crc ||
-			VARSIZE(filter) != filter_bytes)
-			damaged = true;
-		else if (memcmp(chunk0, id->chunk0, header.chunk0_bytes) != 0)
-		{
-			/* a value of the same chunk 0 tuple but other bytes */
-			CloseTransientFile(fd);
-			pfree(chunk0);
-			pfree(filter);
-			return NULL;
-		}
-	}
-	if (damaged)
+	if (fstat(fd, &st) != 0 || !read_fully(fd, &header, sizeof(header)))
 	{
 		CloseTransientFile(fd);
-		ereport(LOG,
-				(errmsg("bloomfilter: removed the damaged filter cache file \"%s\"", path),
-				 errdetail("Its bytes do not match its checksum or its size; the filter is read from its table instead.")));
-		if (unlink(path) != 0 && errno != ENOENT)
-			ereport(LOG,
-					(errcode_for_file_access(),
-					 errmsg("bloomfilter: could not remove file \"%s\": %m", path)));
-		if (chunk0 != NULL)
-			pfree(chunk0);
-		if (filter != NULL)
-			pfree(filter);
+		remove_damaged(path);
 		return NULL;
 	}
-	/* recently used: the last to be evicted */
-	(void) futimens(fd, NULL);
+	expected.crc = header.crc;
+	if (memcmp(&expected, &header, sizeof(header)) != 0)
+	{
+		/* another value under the same OIDs, or another layout */
+		CloseTransientFile(fd);
+		return NULL;
+	}
+	if ((Size) st.st_size != file_bytes)
+	{
+		CloseTransientFile(fd);
+		remove_damaged(path);
+		return NULL;
+	}
+
+	/*
+	 * Mapped, not copied: every backend reads the same pages of the kernel's
+	 * cache.  The file is never written again under this name (a new one is
+	 * renamed over it), so the mapping's bytes stay those checked below.
+	 * The checksum reads every page anyway: map them all at once.
+	 */
+#ifdef MAP_POPULATE
+	flags |= MAP_POPULATE;
+#endif
+	base = mmap(NULL, file_bytes, PROT_READ, flags, fd, 0);
+	if (base != MAP_FAILED)
+		(void) futimens(fd, NULL);	/* recently used: the last to be evicted */
 	CloseTransientFile(fd);
-	pfree(chunk0);
+	if (base == MAP_FAILED)
+	{
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("bloomfilter: could not map file \"%s\": %m", path)));
+		return NULL;
+	}
+	if (memcmp(base + sizeof(header), id->chunk0, header.chunk0_bytes) != 0)
+	{
+		/* a value of the same chunk 0 tuple but other bytes */
+		(void) munmap(base, file_bytes);
+		return NULL;
+	}
+	filter = (const bytea *) (base + offset);
+	if (file_crc(&header, base + sizeof(header), filter) != header.crc ||
+		VARSIZE(filter) != filter_bytes)
+	{
+		(void) munmap(base, file_bytes);
+		remove_damaged(path);
+		return NULL;
+	}
+
+	mapping = MemoryContextAlloc(cxt, sizeof(SharedMapping));
+	mapping->base = base;
+	mapping->bytes = file_bytes;
+	{
+		MemoryContextCallback *callback = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
+
+		callback->func = unmap_file;
+		callback->arg = mapping;
+		MemoryContextRegisterResetCallback(cxt, callback);
+	}
 	/* checked when written; checked again, as the session cache does */
 	bloomfilter_check(BloomFilterBytes(filter), BloomFilterLength(filter),
 					  ERRCODE_DATA_CORRUPTED);
@@ -330,7 +388,10 @@ bloom_shared_cache_write(const BloomStoredIdentity *id, const bytea *filter)
 	char		path[MAXPGPATH];
 	char		temp_path[MAXPGPATH];
 	SharedFileHeader header;
-	Size		file_bytes = sizeof(header) + VARSIZE(id->chunk0) + VARSIZE(filter);
+	Size		offset = filter_offset(VARSIZE(id->chunk0));
+	Size		file_bytes = offset + VARSIZE(filter);
+	static const char padding[MAXIMUM_ALIGNOF] = {0};
+	Size		padding_bytes = offset - sizeof(header) - VARSIZE(id->chunk0);
 	int			fd;
 	bool		written;
 
@@ -360,6 +421,7 @@ bloom_shared_cache_write(const BloomStoredIdentity *id, const bytea *filter)
 	}
 	written = write_fully(fd, &header, sizeof(header)) &&
 		write_fully(fd, id->chunk0, VARSIZE(id->chunk0)) &&
+		write_fully(fd, padding, padding_bytes) &&
 		write_fully(fd, filter, VARSIZE(filter));
 	if (!written)
 		ereport(LOG,

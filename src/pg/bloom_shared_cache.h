@@ -29,11 +29,12 @@ typedef struct BloomStoredIdentity
 } BloomStoredIdentity;
 
 /*
- * The filter id names, read from the server's file of it into cxt, or NULL
- * when there is no such file or it holds another value, bytes that fail
- * their checksum, or a file of an earlier start of the server.
+ * The filter id names, mapped read-only from the server's file of it until
+ * cxt is reset or deleted, or NULL when there is no such file or it holds
+ * another value, bytes that fail their checksum, or a file of an earlier
+ * start of the server.
  */
-extern bytea *bloom_shared_cache_read(const BloomStoredIdentity *id, MemoryContext cxt);
+extern const bytea *bloom_shared_cache_map(const BloomStoredIdentity *id, MemoryContext cxt);
 
 /*
  * Writes filter, just read from its table and checked, as the server's file

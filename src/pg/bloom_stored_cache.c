@@ -77,7 +77,7 @@ struct BloomStoredFilter
 {
 	MemoryContext cxt;			/* holds the entry and all it points to */
 	BloomStoredIdentity id;		/* as it was when filled */
-	bytea	   *filter;
+	const bytea *filter;		/* in cxt, or mapped until cxt goes */
 	Size		charged;		/* bytes counted against the bound */
 	int			pins;
 	bool		in_table;		/* else replaced: freed at its last unpin */
@@ -242,7 +242,7 @@ bloom_stored_cache_get(struct varlena *arg,
 	BloomStoredFilter *entry;
 	bool		found;
 	MemoryContext cxt;
-	bytea	   *filter;
+	const bytea *filter;
 	bool		from_file;
 
 	*pin = NULL;
@@ -279,12 +279,14 @@ bloom_stored_cache_get(struct varlena *arg,
 	 */
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "bloomfilter stored filter",
 								ALLOCSET_SMALL_SIZES);
-	filter = bloom_shared_cache_read(&now, cxt);
+	filter = bloom_shared_cache_map(&now, cxt);
 	from_file = filter != NULL;
 	if (!from_file)
 	{
-		filter = bloom_detoast_filter_into(arg, cxt);
-		bloom_shared_cache_write(&now, filter);
+		bytea	   *read = bloom_detoast_filter_into(arg, cxt);
+
+		bloom_shared_cache_write(&now, read);
+		filter = read;
 	}
 	entry = MemoryContextAllocZero(cxt, sizeof(BloomStoredFilter));
 	entry->cxt = cxt;

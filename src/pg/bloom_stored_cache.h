@@ -41,9 +41,6 @@ extern void bloom_stored_cache_assign(int newval, void *extra);
  */
 extern bytea *bloom_detoast_filter_into(struct varlena *arg, MemoryContext cxt);
 
-/* bytes in cxt for a filter, in memory that may get huge pages if big. */
-extern void *bloom_filter_memory(MemoryContext cxt, Size bytes);
-
 BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_STORED_CACHE_H */
