@@ -21,10 +21,11 @@
  * named by the server's start time, database and TOAST identity.  A file is
  * used only by the server start that wrote it: whatever a crash, a restart
  * or pg_resetwal did to the counters the validation relies on, an older
- * file is never read, and the next write deletes it.  Each file ends in a
- * CRC-32C of all it holds, checked on every read, and a file is written
+ * file is never read, and the next write deletes it.  A file is written
  * under a temporary name and renamed when complete, so a reader sees a
- * whole file or none.
+ * whole file or none.  Its head holds a CRC-32C of the head and chunk 0,
+ * checked on every read, and one of the filter, checked where the cluster
+ * has data checksums (see bloom_shared_cache_map).
  *
  * Writers make room first: they delete the least recently used files (a
  * read touches its file's modification time) until the files fit
@@ -43,6 +44,7 @@
 #include "bloom_compat.h"
 
 BLOOM_SERVER_HEADERS_BEGIN
+#include "access/xlog.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/pg_crc32c.h"
@@ -77,7 +79,8 @@ typedef struct SharedFileHeader
 	struct varatt_external pointer;
 	ItemPointerData tid;
 	TransactionId xmin;
-	pg_crc32c	crc;			/* of the head (this field as 0), chunk 0 and filter */
+	pg_crc32c	head_crc;		/* of the head (both CRCs as 0) and chunk 0 */
+	pg_crc32c	filter_crc;		/* of the filter */
 } SharedFileHeader;
 
 typedef struct SharedFile
@@ -127,16 +130,27 @@ fill_header(SharedFileHeader *header, const BloomStoredIdentity *id, Size filter
 }
 
 static pg_crc32c
-file_crc(const SharedFileHeader *header, const void *chunk0, const void *filter)
+head_crc(const SharedFileHeader *header, const void *chunk0)
 {
 	SharedFileHeader zeroed = *header;
 	pg_crc32c	crc;
 
-	zeroed.crc = 0;
+	zeroed.head_crc = 0;
+	zeroed.filter_crc = 0;
 	INIT_CRC32C(crc);
 	COMP_CRC32C(crc, &zeroed, sizeof(zeroed));
 	COMP_CRC32C(crc, chunk0, header->chunk0_bytes);
-	COMP_CRC32C(crc, filter, header->filter_bytes);
+	FIN_CRC32C(crc);
+	return crc;
+}
+
+static pg_crc32c
+filter_crc(const void *filter, Size bytes)
+{
+	pg_crc32c	crc;
+
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, filter, bytes);
 	FIN_CRC32C(crc);
 	return crc;
 }
@@ -228,6 +242,7 @@ bloom_shared_cache_map(const BloomStoredIdentity *id, MemoryContext cxt)
 	struct stat st;
 	int			fd;
 	int			flags = MAP_SHARED;
+	bool		check_filter;
 	char	   *base;
 	SharedMapping *mapping;
 	const bytea *filter;
@@ -246,7 +261,8 @@ bloom_shared_cache_map(const BloomStoredIdentity *id, MemoryContext cxt)
 		remove_damaged(path);
 		return NULL;
 	}
-	expected.crc = header.crc;
+	expected.head_crc = header.head_crc;
+	expected.filter_crc = header.filter_crc;
 	if (memcmp(&expected, &header, sizeof(header)) != 0)
 	{
 		/* another value under the same OIDs, or another layout */
@@ -264,10 +280,19 @@ bloom_shared_cache_map(const BloomStoredIdentity *id, MemoryContext cxt)
 	 * Mapped, not copied: every backend reads the same pages of the kernel's
 	 * cache.  The file is never written again under this name (a new one is
 	 * renamed over it), so the mapping's bytes stay those checked below.
-	 * The checksum reads every page anyway: map them all at once.
+	 *
+	 * The filter's own checksum is checked as the server checks its pages:
+	 * when the cluster has data checksums.  Its bytes come from a checked
+	 * write of this server start, so what it guards against is the storage
+	 * changing them, which is what data checksums are for; and it costs a
+	 * read of every byte, the larger part of a mapping's cost, paid by each
+	 * new connection that a distributed query opens.  That read then maps
+	 * every page anyway: map them all at once.
 	 */
+	check_filter = DataChecksumsEnabled();
 #ifdef MAP_POPULATE
-	flags |= MAP_POPULATE;
+	if (check_filter)
+		flags |= MAP_POPULATE;
 #endif
 	base = mmap(NULL, file_bytes, PROT_READ, flags, fd, 0);
 	if (base != MAP_FAILED)
@@ -280,6 +305,12 @@ bloom_shared_cache_map(const BloomStoredIdentity *id, MemoryContext cxt)
 				 errmsg("bloomfilter: could not map file \"%s\": %m", path)));
 		return NULL;
 	}
+	if (head_crc(&header, base + sizeof(header)) != header.head_crc)
+	{
+		(void) munmap(base, file_bytes);
+		remove_damaged(path);
+		return NULL;
+	}
 	if (memcmp(base + sizeof(header), id->chunk0, header.chunk0_bytes) != 0)
 	{
 		/* a value of the same chunk 0 tuple but other bytes */
@@ -287,8 +318,8 @@ bloom_shared_cache_map(const BloomStoredIdentity *id, MemoryContext cxt)
 		return NULL;
 	}
 	filter = (const bytea *) (base + offset);
-	if (file_crc(&header, base + sizeof(header), filter) != header.crc ||
-		VARSIZE(filter) != filter_bytes)
+	if (VARSIZE(filter) != filter_bytes ||
+		(check_filter && filter_crc(filter, filter_bytes) != header.filter_crc))
 	{
 		(void) munmap(base, file_bytes);
 		remove_damaged(path);
@@ -407,7 +438,8 @@ bloom_shared_cache_write(const BloomStoredIdentity *id, const bytea *filter)
 	make_room(file_bytes, bound_bytes());
 
 	fill_header(&header, id, VARSIZE(filter));
-	header.crc = file_crc(&header, id->chunk0, filter);
+	header.filter_crc = filter_crc(filter, VARSIZE(filter));
+	header.head_crc = head_crc(&header, id->chunk0);
 	file_path(id, path, sizeof(path));
 	snprintf(temp_path, sizeof(temp_path), "%s.%d.tmp", path, MyProcPid);
 	(void) unlink(temp_path);	/* left by a backend of this PID that died */

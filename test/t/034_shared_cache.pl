@@ -11,8 +11,9 @@
 # through the caches must agree key by key with a copy that bypasses them.
 #
 # Checked: a second session takes the file the first wrote; a file whose
-# bytes were changed or cut short is removed and the filter read from its
-# table; a file put under another value's name is not used; UPDATE, VACUUM
+# bytes were changed (in the filter, with data checksums; in the head's
+# copy of chunk 0, with or without) or cut short is removed and the filter
+# read from its table; a file put under another value's name is not used; UPDATE, VACUUM
 # FULL and a restart of the server make the next session read the table; a
 # REPEATABLE READ snapshot still gets the version it sees; the bound
 # evicts the least recently used file and 0 turns the files off; sessions
@@ -25,12 +26,25 @@ use IPC::Run ();
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $node = bloom_node('shared_cache', 'log_min_messages = debug1');
+# shared_node(NAME, CHECKSUMS): a started cluster with data checksums on or
+# off (initdb's default changed in 18), logging at DEBUG1.
+sub shared_node
+{
+	my ($name, $checksums) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	my @extra = $checksums ? ('--data-checksums') : pg_major() >= 18 ? ('--no-data-checksums') : ();
+	$node->init(extra => \@extra);
+	$node->append_conf('postgresql.conf', "log_min_messages = debug1\n");
+	$node->start;
+	return $node;
+}
+
+my $node = shared_node('shared_cache', 1);
 my $db = 'postgres';
 my $dir = $node->data_dir . '/pg_stat_tmp/bloomfilter';
 my $keys = 80000;    # 100 kB filters: big enough for the caches
 
-$node->safe_psql($db, <<"SQL");
+my $setup = <<"SQL";
 CREATE EXTENSION bloomfilter;
 CREATE TABLE sf (id int PRIMARY KEY, f bloomfilter);
 ALTER TABLE sf ALTER COLUMN f SET STORAGE EXTERNAL;
@@ -43,6 +57,7 @@ CREATE TABLE probes AS
   UNION ALL
   SELECT 100, 'v100-' || (1 + n * 263 % $keys) FROM generate_series(1, 300) n;
 SQL
+$node->safe_psql($db, $setup);
 
 # the versions filter ID answers for, and how many keys the cached filter
 # and an uncached copy of it disagree on
@@ -95,23 +110,33 @@ new_session_sees(1, '0', 'table 0, files 1', 'third session');
 
 # ---- damaged files ----------------------------------------------------------
 
-my ($file) = files();
-my $path = "$dir/$file";
-my $size = -s $path;
+# flip_byte(PATH, OFFSET): changes one bit of the file's byte at OFFSET.
+sub flip_byte
 {
+	my ($path, $offset) = @_;
 	open my $fh, '+<', $path or die "$path: $!";
 	binmode $fh;
-	seek($fh, int($size / 2), 0);
+	seek($fh, $offset, 0);
 	read($fh, my $byte, 1);
-	seek($fh, int($size / 2), 0);
+	seek($fh, $offset, 0);
 	print $fh chr(ord($byte) ^ 0x10);
 	close $fh;
 }
-new_session_sees(1, '0', 'table 1, files 0', 'a byte of the file changed');
-like(slurp_file($node->logfile), qr/removed the damaged filter cache file/,
-	'the damaged file is logged');
-is(-s $path, $size, 'the file is written anew');
-new_session_sees(1, '0', 'table 0, files 1', 'after the rewrite');
+
+my ($file) = files();
+my $path = "$dir/$file";
+my $size = -s $path;
+# with data checksums, a byte of the filter (the file's second half); and
+# always, a byte of chunk 0's copy (after the head of about 70 bytes)
+foreach my $where ([ 'filter', int($size / 2) ], [ 'chunk 0', 200 ])
+{
+	flip_byte($path, $where->[1]);
+	new_session_sees(1, '0', 'table 1, files 0', "a byte of the file's $where->[0] changed");
+	like(substr(slurp_file($node->logfile), -4000), qr/removed the damaged filter cache file/,
+		'the damaged file is logged');
+	is(-s $path, $size, 'the file is written anew');
+	new_session_sees(1, '0', 'table 0, files 1', 'after the rewrite');
+}
 
 truncate($path, int($size / 2)) or die "truncate $path: $!";
 new_session_sees(1, '0', 'table 1, files 0', 'the file cut short');
@@ -209,6 +234,24 @@ my @before = files();
 new_session_sees(1, '4', 'table 1, files 0', 'files off, a new value');
 is_deeply([ files() ], \@before, 'files off: none written');
 
+unlike(slurp_file($node->logfile), qr/TRAP|terminated by signal|PANIC/, 'no crash');
+$node->stop;
+
+# ---- without data checksums -------------------------------------------------
+# The filter's own checksum is not read; the head's and chunk 0's still is.
+
+$node = shared_node('no_checksums', 0);
+$dir = $node->data_dir . '/pg_stat_tmp/bloomfilter';
+$log_at = -s $node->logfile;
+$node->safe_psql($db, $setup);
+is($node->safe_psql($db, 'SHOW data_checksums'), 'off', 'a cluster without data checksums');
+new_session_sees(1, '0', 'table 1, files 0', 'no checksums: first session');
+new_session_sees(1, '0', 'table 0, files 1', 'no checksums: second session');
+($file) = files();
+$path = "$dir/$file";
+flip_byte($path, 200);
+new_session_sees(1, '0', 'table 1, files 0', "no checksums: a byte of the file's chunk 0 changed");
+new_session_sees(1, '0', 'table 0, files 1', 'no checksums: after the rewrite');
 unlike(slurp_file($node->logfile), qr/TRAP|terminated by signal|PANIC/, 'no crash');
 $node->stop;
 done_testing();
