@@ -94,7 +94,9 @@ SELECT * FROM check1;
 SELECT * FROM check1;
 -- room for one filter: a query that probes both keeps the first (pinned
 -- by its call site, so that the second cannot evict it) and reads the
--- other for its own call site only
+-- other for its own call site only; the first comes from the server's
+-- file of it (bloomfilter.shared_filter_cache), which the session wrote
+-- when it first read it: the session cache dropped it when turned off
 SET bloomfilter.stored_filter_cache = '150kB';
 SELECT count(*) FILTER (WHERE k <~ (SELECT f FROM sf WHERE id = 1)) AS found_1,
        count(*) FILTER (WHERE k <~ (SELECT f FROM sf WHERE id = 2)) AS found_2,

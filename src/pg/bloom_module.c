@@ -20,6 +20,7 @@ BLOOM_SERVER_HEADERS_END
 #include "bloom_build.h"
 #include "bloom_final.h"
 #include "bloom_pg.h"
+#include "bloom_shared_cache.h"
 #include "bloom_stored_cache.h"
 
 PG_MODULE_MAGIC;
@@ -75,5 +76,18 @@ _PG_init(void)
 							64 * 1024, 0, MAX_KILOBYTES,
 							PGC_USERSET, GUC_UNIT_KB, NULL,
 							bloom_stored_cache_assign, NULL);
+
+	/*
+	 * The session caches' misses read a big filter from a file the server's
+	 * first reader of it wrote (bloom_shared_cache.c), not from its table.
+	 * The files' bound is the server's, not a session's, so only the
+	 * configuration sets it.
+	 */
+	DefineCustomIntVariable("bloomfilter.shared_filter_cache",
+							"Sets the most disk space the server keeps stored filters in, for sessions that have not read them yet.",
+							"The first session to read a stored filter bigger than 64 kB also writes it to a file in pg_stat_tmp, which later sessions read instead of the table, up to this much, least recently used first out. 0 turns it off.",
+							&bloom_shared_cache_kb,
+							256 * 1024, 0, MAX_KILOBYTES,
+							PGC_SIGHUP, GUC_UNIT_KB, NULL, NULL, NULL);
 	bloom_reserve_guc_prefix("bloomfilter");
 }

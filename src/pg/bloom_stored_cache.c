@@ -59,6 +59,7 @@ BLOOM_SERVER_HEADERS_BEGIN
 #include "utils/rel.h"
 BLOOM_SERVER_HEADERS_END
 
+#include "bloom_shared_cache.h"
 #include "bloom_stored_cache.h"
 
 /* Filters of fewer bytes are not kept (about 32 TOAST chunks). */
@@ -72,20 +73,11 @@ typedef struct StoredKey
 	Oid			valueid;
 } StoredKey;
 
-/* What identifies the tuple holding chunk 0 of a stored value. */
-typedef struct Chunk0
-{
-	ItemPointerData tid;
-	TransactionId xmin;			/* raw: freezing keeps it */
-	struct varlena *data;		/* the chunk's bytes */
-} Chunk0;
-
 struct BloomStoredFilter
 {
 	MemoryContext cxt;			/* holds the entry and all it points to */
-	struct varatt_external pointer; /* as it was when filled */
-	Chunk0		chunk0;
-	bytea	   *filter;
+	BloomStoredIdentity id;		/* as it was when filled */
+	const bytea *filter;		/* in cxt, or mapped until cxt goes */
 	Size		charged;		/* bytes counted against the bound */
 	int			pins;
 	bool		in_table;		/* else replaced: freed at its last unpin */
@@ -139,7 +131,7 @@ free_entry(BloomStoredFilter *entry)
 static void
 remove_entry(BloomStoredFilter *entry)
 {
-	StoredKey	key = {entry->pointer.va_toastrelid, entry->pointer.va_valueid};
+	StoredKey	key = {entry->id.pointer.va_toastrelid, entry->id.pointer.va_valueid};
 
 	hash_search(stored_table, &key, HASH_REMOVE, NULL);
 	dlist_delete(&entry->lru);
@@ -179,12 +171,12 @@ bloom_stored_cache_assign(int newval, void *extra)
 }
 
 /*
- * Chunk 0 of the value toast_pointer names, as the TOAST snapshot sees it
- * now, its data copied into the current memory context; false if there is
- * none (a broken value: detoasting it reports it).
+ * The identity of the value toast_pointer names, with chunk 0 as the TOAST
+ * snapshot sees it now, its data copied into the current memory context;
+ * false if there is no chunk 0 (a broken value: detoasting it reports it).
  */
 static bool
-read_chunk0(const struct varatt_external *toast_pointer, Chunk0 *out)
+read_identity(const struct varatt_external *toast_pointer, BloomStoredIdentity *out)
 {
 	Relation	toastrel;
 	Relation   *toastidxs;
@@ -212,10 +204,11 @@ read_chunk0(const struct varatt_external *toast_pointer, Chunk0 *out)
 
 		if (!isnull)
 		{
+			out->pointer = *toast_pointer;
 			out->tid = tuple->t_self;
 			out->xmin = HeapTupleHeaderGetRawXmin(tuple->t_data);
 			/* a copy with a 4-byte header, whatever the chunk's */
-			out->data = PG_DETOAST_DATUM_COPY(data);
+			out->chunk0 = PG_DETOAST_DATUM_COPY(data);
 			found = true;
 		}
 	}
@@ -225,16 +218,15 @@ read_chunk0(const struct varatt_external *toast_pointer, Chunk0 *out)
 	return found;
 }
 
-/* Whether entry was filled from the value that now has chunk 0 now. */
+/* Whether entry was filled from the value that is there now. */
 static bool
-entry_valid(const BloomStoredFilter *entry,
-			const struct varatt_external *toast_pointer, const Chunk0 *now)
+entry_valid(const BloomStoredFilter *entry, const BloomStoredIdentity *now)
 {
-	return memcmp(&entry->pointer, toast_pointer, sizeof(*toast_pointer)) == 0 &&
-		ItemPointerEquals((ItemPointer) &entry->chunk0.tid, (ItemPointer) &now->tid) &&
-		entry->chunk0.xmin == now->xmin &&
-		VARSIZE(entry->chunk0.data) == VARSIZE(now->data) &&
-		memcmp(entry->chunk0.data, now->data, VARSIZE(now->data)) == 0;
+	return memcmp(&entry->id.pointer, &now->pointer, sizeof(now->pointer)) == 0 &&
+		ItemPointerEquals((ItemPointer) &entry->id.tid, (ItemPointer) &now->tid) &&
+		entry->id.xmin == now->xmin &&
+		VARSIZE(entry->id.chunk0) == VARSIZE(now->chunk0) &&
+		memcmp(entry->id.chunk0, now->chunk0, VARSIZE(now->chunk0)) == 0;
 }
 
 const bytea *
@@ -245,27 +237,28 @@ bloom_stored_cache_get(struct varlena *arg,
 	Size		bound = bound_bytes(bloom_stored_cache_kb);
 	Size		rawsize = (Size) toast_pointer->va_rawsize;
 	StoredKey	key = {toast_pointer->va_toastrelid, toast_pointer->va_valueid};
-	Chunk0		now;
+	BloomStoredIdentity now;
 	StoredSlot *slot;
 	BloomStoredFilter *entry;
 	bool		found;
 	MemoryContext cxt;
-	bytea	   *filter;
+	const bytea *filter;
+	bool		from_file;
 
 	*pin = NULL;
 	if (rawsize < STORED_CACHE_MIN_BYTES || rawsize > bound)
 		return NULL;
 	ensure_table();
-	if (!read_chunk0(toast_pointer, &now))
+	if (!read_identity(toast_pointer, &now))
 		return NULL;
 
 	slot = hash_search(stored_table, &key, HASH_FIND, NULL);
 	if (slot != NULL)
 	{
 		entry = slot->entry;
-		if (entry_valid(entry, toast_pointer, &now))
+		if (entry_valid(entry, &now))
 		{
-			pfree(now.data);
+			pfree(now.chunk0);
 			dlist_move_head(&lru, &entry->lru);
 			entry->pins++;
 			*pin = entry;
@@ -274,9 +267,9 @@ bloom_stored_cache_get(struct varlena *arg,
 		remove_entry(entry);
 	}
 
-	if (!make_room(rawsize + VARSIZE(now.data), bound))
+	if (!make_room(rawsize + VARSIZE(now.chunk0), bound))
 	{
-		pfree(now.data);
+		pfree(now.chunk0);
 		return NULL;
 	}
 	/*
@@ -286,16 +279,23 @@ bloom_stored_cache_get(struct varlena *arg,
 	 */
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "bloomfilter stored filter",
 								ALLOCSET_SMALL_SIZES);
-	filter = bloom_detoast_filter_into(arg, cxt);
+	filter = bloom_shared_cache_map(&now, cxt);
+	from_file = filter != NULL;
+	if (!from_file)
+	{
+		bytea	   *read = bloom_detoast_filter_into(arg, cxt);
+
+		bloom_shared_cache_write(&now, read);
+		filter = read;
+	}
 	entry = MemoryContextAllocZero(cxt, sizeof(BloomStoredFilter));
 	entry->cxt = cxt;
-	entry->pointer = *toast_pointer;
-	entry->chunk0 = now;
-	entry->chunk0.data = MemoryContextAlloc(cxt, VARSIZE(now.data));
-	memcpy(entry->chunk0.data, now.data, VARSIZE(now.data));
-	pfree(now.data);
+	entry->id = now;
+	entry->id.chunk0 = MemoryContextAlloc(cxt, VARSIZE(now.chunk0));
+	memcpy(entry->id.chunk0, now.chunk0, VARSIZE(now.chunk0));
+	pfree(now.chunk0);
 	entry->filter = filter;
-	entry->charged = VARSIZE(filter) + VARSIZE(entry->chunk0.data);
+	entry->charged = VARSIZE(filter) + VARSIZE(entry->id.chunk0);
 
 	slot = hash_search(stored_table, &key, HASH_ENTER, &found);
 	Assert(!found);
@@ -305,8 +305,12 @@ bloom_stored_cache_get(struct varlena *arg,
 	dlist_push_head(&lru, &entry->lru);
 	stored_bytes += entry->charged;
 	/* counted by the tests: no OIDs, so that the text stays the same */
-	elog(DEBUG1, "bloomfilter: read a stored filter of %zu bytes into the session's cache",
-		 (Size) VARSIZE(filter));
+	if (from_file)
+		elog(DEBUG1, "bloomfilter: took a stored filter of %zu bytes from the server's filter cache files into the session's cache",
+			 (Size) VARSIZE(filter));
+	else
+		elog(DEBUG1, "bloomfilter: read a stored filter of %zu bytes into the session's cache",
+			 (Size) VARSIZE(filter));
 	entry->pins = 1;
 	*pin = entry;
 	return entry->filter;
