@@ -46,6 +46,10 @@
 # filter as a parameter.  Timed, for each filter:
 #   local      SELECT count(*) FROM local_rows WHERE k <~ (SELECT f FROM local_filters WHERE id = M)
 #   fdw        the same over remote_ft, the foreign table of the same rows
+#   join       remote_ft joined to the same filter stored on the remote
+#              server, FROM remote_ft r JOIN remote_filters_ft f ON f.id = M
+#              AND r.k <~ f.f: postgres_fdw pushes the join and the count
+#              down, and no filter is sent
 #   remote     the same count run on the remote server itself, the filter
 #              from a table there: the probe without the sending
 #   out        SELECT octet_length(f::text) FROM local_filters ...: the
@@ -54,10 +58,11 @@
 #   in         SELECT octet_length(t::bloomfilter::bytea) on the remote
 #              side over that text stored out of line: what reading it
 #              back costs there (bloomfilter_in, the detoast and a copy)
-# and the ratio fdw / local, with fdw - remote, what sending the filter
-# costs.  EXPLAIN VERBOSE must show the count pushed down and the filter as
-# $1; the remote server's log (log_statement = all, for one query) must
-# show one statement with one parameter.
+# and the ratios fdw / local and join / local, with fdw - remote, what
+# sending the filter costs.  EXPLAIN VERBOSE must show the count pushed
+# down and the filter as $1 (and the join pushed down); the remote server's
+# log (log_statement = all, for one query) must show one statement with one
+# parameter.
 #
 # Each time is the second run of the query in a session of its own
 # (bench_time in bench/lib/common.sh), in rounds whose order rotates; the
@@ -271,6 +276,7 @@ EOF
 		for n in "${SIZE_LIST[@]}"; do
 			echo "f_local_$n|fdw: local rows, filter of $n|SELECT count(*) AS v FROM local_rows WHERE k <~ (SELECT f FROM local_filters WHERE id = $n)"
 			echo "f_fdw_$n|fdw: remote_ft, filter of $n|SELECT count(*) AS v FROM remote_ft WHERE k <~ (SELECT f FROM local_filters WHERE id = $n)"
+			echo "f_join_$n|fdw: remote_ft joined to the filter stored remotely, filter of $n|SELECT count(*) AS v FROM remote_ft r JOIN remote_filters_ft f ON f.id = $n AND r.k <~ f.f"
 			echo "f_remote_$n|fdw: on the remote server, filter of $n|SELECT count(*) AS v FROM remote_rows WHERE k <~ (SELECT f FROM remote_filters WHERE id = $n)"
 			echo "f_out_$n|fdw: f::text, filter of $n|SELECT octet_length(f::text) AS v FROM local_filters WHERE id = $n"
 			echo "f_in_$n|fdw: text::bloomfilter on the remote server, filter of $n|SELECT octet_length(t::bloomfilter::bytea) AS v FROM filter_texts WHERE id = $n"
@@ -290,6 +296,8 @@ EOF
 		FDW_BYTES+=("$(psql_c "SELECT octet_length(f::bytea) FROM local_filters WHERE id = $n")")
 		bench_check "fdw, filter of $n keys: the foreign count equals the local one ($(bench_answer "f_fdw_$n") vs $(bench_answer "f_local_$n"))" \
 			[ "$(bench_answer "f_fdw_$n")" = "$(bench_answer "f_local_$n")" ]
+		bench_check "fdw, filter of $n keys stored remotely, joined: the local count ($(bench_answer "f_join_$n"))" \
+			[ "$(bench_answer "f_join_$n")" = "$(bench_answer "f_local_$n")" ]
 		bench_check "fdw, filter of $n keys: the remote server's own count equals the local one ($(bench_answer "f_remote_$n"))" \
 			[ "$(bench_answer "f_remote_$n")" = "$(bench_answer "f_local_$n")" ]
 		bench_check "fdw, filter of $n keys: the local count $(bench_answer "f_local_$n") has every key of the filter among the rows" \
@@ -308,6 +316,10 @@ EOF
 	# shellcheck disable=SC2016 # $1: the parameter, in a regular expression
 	bench_check "fdw: the filter is sent as the parameter \$1, and no other" \
 		grep -qE 'OPERATOR\(public\.<~\) \$1::public\.bloomfilter\)+$' <<<"$FDW_REMOTE_SQL"
+	plan=$(psql_c "EXPLAIN (VERBOSE, COSTS OFF) SELECT count(*) FROM remote_ft r JOIN remote_filters_ft f ON f.id = $n AND r.k <~ f.f")
+	FDW_JOIN_SQL=$(sed -n 's/^ *Remote SQL: //p' <<<"$plan")
+	bench_check "fdw: the join with the filter stored remotely and the count are pushed down (Remote SQL: $FDW_JOIN_SQL)" \
+		grep -qE '^SELECT count\(\*\) FROM \(public\.remote_rows r1 INNER JOIN public\.remote_filters r2 ON .*<~' <<<"$FDW_JOIN_SQL"
 	rq -c "ALTER SYSTEM SET log_statement = 'all'" -c "ALTER SYSTEM SET log_parameter_max_length = 16" \
 		-c "SELECT pg_reload_conf()" >/dev/null
 	sleep 1
@@ -365,16 +377,17 @@ ratio() { bench_ratio "${MED[$1]}" "${MED[$2]}"; }
 	if [ -z "$FDW_SKIP" ]; then
 		echo "### postgres_fdw: foreign / local, and what sending the filter costs"
 		echo
-		echo "| filter keys | filter bytes | local ms | fdw ms | ratio | remote alone ms | fdw − remote alone ms | f::text ms | text::bloomfilter (remote) ms |"
-		echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+		echo "| filter keys | filter bytes | local ms | fdw ms | ratio | remote alone ms | fdw − remote alone ms | f::text ms | text::bloomfilter (remote) ms | filter stored remotely, joined ms | ratio |"
+		echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 		for i in "${!SIZE_LIST[@]}"; do
 			n=${SIZE_LIST[$i]}
 			echo "| $n | ${FDW_BYTES[$i]} | $(ms "f_local_$n") | $(ms "f_fdw_$n") | $(ratio "f_fdw_$n" "f_local_$n")" \
 				"| $(ms "f_remote_$n") | $(awk -v a="${MED[f_fdw_$n]}" -v b="${MED[f_remote_$n]}" 'BEGIN { printf "%.1f", a - b }')" \
-				"| $(ms "f_out_$n") | $(ms "f_in_$n") |"
+				"| $(ms "f_out_$n") | $(ms "f_in_$n") | $(ms "f_join_$n") | $(ratio "f_join_$n" "f_local_$n") |"
 		done
 		echo
-		echo "Remote SQL: \`$FDW_REMOTE_SQL\`; the remote server's log of one query: $FDW_PARAMS statement with parameters (\`${FDW_PARAM_SENT}\`)."
+		echo "Remote SQL: \`$FDW_REMOTE_SQL\`; the remote server's log of one query: $FDW_PARAMS statement with parameters (\`${FDW_PARAM_SENT}\`)." \
+			"Joined to the filter stored remotely, nothing is sent: \`$FDW_JOIN_SQL\`."
 		echo
 		echo "$FDW_SHARE"
 		echo
