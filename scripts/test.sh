@@ -630,6 +630,11 @@ host_suite() {
 	run_suite "bench smoke" bench-smoke "$LOGDIR/bench-smoke.log" bench/run.sh --quick --no-build
 	stage "bench smoke: bench/keys_bench.sh --quick (own cluster)"
 	run_suite "keys bench smoke" keys-bench "$LOGDIR/keys-bench-smoke.log" bench/keys_bench.sh --quick --no-build
+	# its Citus part runs where Citus is installed (stage_tap's Citus test
+	# installs it from the kit) and is skipped, and says so, elsewhere
+	stage "bench smoke: bench/distributed_bench.sh --quick (own clusters: postgres_fdw, Citus)"
+	run_suite "distributed bench smoke" distributed-bench "$LOGDIR/distributed-bench-smoke.log" \
+		bench/distributed_bench.sh --quick --no-build
 	# --compare-lib with a copy of the installed library: the second build
 	# swapped in and out for its sessions, its table and its checks.
 	cp "$("$(bf_pg_config)" --pkglibdir)/bloomfilter.so" "$LOGDIR/bloomfilter-compare.so"

@@ -37,6 +37,7 @@
 # Measuring:
 #   bench_time LABEL SQL [BEFORE [AFTER]]  time SQL with pgbench (see below)
 #   bench_rounds QUERY...    REPS rounds of the queries of Q_SQL, rotated
+#                            (each on the server of Q_SERVER, if set)
 #   bench_answers QUERY / bench_answer QUERY  their answers in bench_rounds
 #   bench_cpu_fn_sql         SQL that creates bench_cpu_ms(), the backend's
 #                            own CPU time (utime + stime) in ms
@@ -439,9 +440,24 @@ bench_rounds() {
 	for ((rep = 1; rep <= REPS; rep++)); do
 		for ((j = 0; j < nq; j++)); do
 			q=${queries[$(((j + rep) % nq))]}
-			bench_time "$q" "${Q_SQL[$q]} \gset" "${Q_SQL[$q]} \gset w_" "\\shell echo $q :w_v :v >> $WORK/answers"
+			bench_on_server "$q" bench_time "$q" "${Q_SQL[$q]} \gset" "${Q_SQL[$q]} \gset w_" \
+				"\\shell echo $q :w_v :v >> $WORK/answers"
 		done
 	done
+}
+
+# bench_on_server QUERY COMMAND...: COMMAND with PGHOST and PGPORT of the
+# server Q_SERVER[QUERY] names ("HOST PORT"), where the script set one (a
+# query of a second cluster, timed in the same rounds), else as it is.
+bench_on_server() {
+	local q=$1 host port
+	shift
+	if [ -n "${Q_SERVER[$q]:-}" ]; then
+		read -r host port <<<"${Q_SERVER[$q]}"
+		PGHOST=$host PGPORT=$port "$@"
+	else
+		"$@"
+	fi
 }
 
 # bench_answers QUERY: the number of different answers QUERY gave in
@@ -536,12 +552,13 @@ bench_tables() {
 # bench_queries: the queries a script times, from stdin's lines
 # "NAME|LABEL|SQL" (SQL whose one column is v, for bench_rounds): their
 # names in QUERIES, in order, their labels in Q_NAME and their SQL in
-# Q_SQL, indexed by name.
+# Q_SQL, indexed by name; Q_SERVER, empty, is the script's to fill for
+# the queries another server runs (bench_on_server).
 # shellcheck disable=SC2034 # for the script
 bench_queries() {
 	local name label sql
 	QUERIES=()
-	declare -gA Q_NAME=() Q_SQL=()
+	declare -gA Q_NAME=() Q_SQL=() Q_SERVER=()
 	while IFS='|' read -r name label sql; do
 		[ -n "$name" ] || continue
 		QUERIES+=("$name")

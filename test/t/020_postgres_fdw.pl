@@ -12,7 +12,9 @@
 #      the rows the filter passes, and the answer is the local one;
 #   2. without it, the filter is applied locally: no `<~` in the Remote SQL,
 #      every row crosses, and the answer is still the same; a filter joined
-#      from a local table of filters gives the local answer too;
+#      from a local table of filters gives the local answer too; a filter
+#      stored on the remote server and joined is pushed down with the join
+#      (and the count): only the rows it passes cross, and it never does;
 #   3. a constant key probing filters stored on the remote side: the local
 #      answer (a bytea key is shipped; a text one postgres_fdw keeps local);
 #   4. bloom_agg, bloom_agg_partial and bloom_union_agg are in the Remote
@@ -253,6 +255,27 @@ is(lq("SELECT count(*) FROM f1 r JOIN local_filters lf ON r.k <~ lf.f"), $local_
 note('fdw-note: a filter joined from a local table: '
 	  . crossing_rows("SELECT r.k FROM f1 r JOIN local_filters lf ON r.k <~ lf.f", 'f1')
 	  . " rows cross of $rows");
+
+# a filter stored on the remote server, joined: postgres_fdw pushes the
+# join (and the count) down, so the filter never crosses, and only the
+# rows it passes do; the answer is the local one
+my $stored_filter = "(SELECT g AS id, bloom_agg(md5(i::text), 10) AS f
+	FROM generate_series(1, 1000) i CROSS JOIN generate_series(0, 4) g WHERE i % 5 = g GROUP BY g) lf";
+my $stored_want = lq("SELECT count(*) FROM all_rows r JOIN $stored_filter ON lf.id = 2 AND r.k <~ lf.f
+	WHERE r.id <= $rows");
+ok($stored_want > 0 && $stored_want < $rows,
+	"a stored filter passes $stored_want of $rows local rows (some, not all)");
+my $stored_join = 'FROM f1 r JOIN ffilters lf ON lf.id = 2 AND r.k <~ lf.f';
+shipped('a filter stored on the remote server, joined: the join and the count are in the Remote SQL',
+	"SELECT count(*) $stored_join",
+	qr/^SELECT count\(\*\) FROM \(public\.t r\d INNER JOIN public\.filters r\d ON .*<~/);
+is(lq("SELECT count(*) $stored_join"), $stored_want,
+	'a filter stored on the remote server, joined: the count equals the local one');
+my $stored_rows = lq("EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT r.k $stored_join");
+ok($stored_rows =~ /^Foreign Scan \(actual rows=(\d+) /m && $1 == $stored_want
+	  && $stored_rows =~ /Relations: \(public\.f1 r\) INNER JOIN \(public\.ffilters lf\)/,
+	"a filter stored on the remote server, joined: one foreign scan of the join, only the $stored_want rows it passes cross")
+  || diag($stored_rows);
 
 # ---- 3: constant keys probing filters stored on the remote side ----------------
 

@@ -95,6 +95,73 @@ test_hex(void)
 	}
 	test_end();
 
+	/*
+	 * Texts are decoded 32 digits a step where the CPU allows, the rest one
+	 * digit pair at a time: every length and every position of a character
+	 * must give the answers of the byte-at-a-time code.
+	 */
+	test_begin("every length up to 100 bytes: round trip, read within the text");
+	for (len = 0; len <= 100; len++)
+	{
+		char	   *exact;
+
+		rng_bytes(bytes, len);
+		n = bloom_hex_encode(bytes, len, text);
+		/* a copy of exactly n characters: a read past it is caught by ASan */
+		exact = malloc(n);
+		memcpy(exact, text, n);
+		memset(back, 0xa5, sizeof(back));
+		st = bloom_hex_decode(exact, n, back, &decoded);
+		if (check(st == BLOOM_OK && decoded == len, "len %zu: decode %s, %zu",
+				  len, status_name(st), decoded))
+			check(memcmp(back, bytes, len) == 0 && back[len] == 0xa5,
+				  "len %zu: decoded differently, or past the end", len);
+		/* the last digit missing: odd, whatever block it ends in */
+		if (len > 0)
+			check(bloom_hex_decode(exact, n - 1, back, &decoded) == BLOOM_ERR_HEX_ODD,
+				  "len %zu: %zu characters are odd", len, n - 1);
+		free(exact);
+	}
+	test_end();
+
+	test_begin("every character at every position of 35 bytes' digits");
+	for (len = 0; len < 35; len++)
+		bytes[len] = (uint8_t) (len * 37 + 11);
+	n = bloom_hex_encode(bytes, 35, text);
+	for (size_t pos = 2; pos < n; pos++)
+	{
+		char		saved = text[pos];
+		int			failures = 0;
+
+		for (i = 0; i < 256; i++)
+		{
+			bool		digit = (i >= '0' && i <= '9') || (i >= 'a' && i <= 'f') ||
+				(i >= 'A' && i <= 'F');
+			unsigned	value = i <= '9' ? i - '0' : (i | 0x20) - 'a' + 10;
+			size_t		byte = (pos - 2) / 2;
+			bool		high = (pos - 2) % 2 == 0;
+
+			text[pos] = (char) i;
+			st = bloom_hex_decode(text, n, back, &decoded);
+			if (st != (digit ? BLOOM_OK : BLOOM_ERR_HEX_DIGIT))
+				failures++;
+			else if (digit &&
+					 (back[byte] != (high ? (value << 4) | (bytes[byte] & 15)
+									 : (bytes[byte] & 0xf0) | value) ||
+					  memcmp(back, bytes, byte) != 0 ||
+					  memcmp(back + byte + 1, bytes + byte + 1, 34 - byte) != 0))
+				failures++;
+			/* with one digit more, the text is odd: a stray one still wins */
+			text[n] = '0';
+			st = bloom_hex_decode(text, n + 1, back, &decoded);
+			if (st != (digit ? BLOOM_ERR_HEX_ODD : BLOOM_ERR_HEX_DIGIT))
+				failures++;
+		}
+		text[pos] = saved;
+		check(failures == 0, "position %zu: %d of 768 answers wrong", pos, failures);
+	}
+	test_end();
+
 	test_begin("empty payload \\x decodes to 0 bytes");
 	decoded = 99;
 	memset(back, 0xa5, 4);
