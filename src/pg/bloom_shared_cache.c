@@ -100,7 +100,7 @@ bound_bytes(void)
 static void
 start_prefix(char *out, size_t len)
 {
-	snprintf(out, len, "%016" INT64_MODIFIER "x-", (uint64) PgStartTime);
+	snprintf(out, len, "%016llx-", (unsigned long long) PgStartTime);
 }
 
 static void
