@@ -397,7 +397,7 @@ make_room(Size need, Size bound)
 			capacity *= 2;
 			files = repalloc(files, capacity * sizeof(SharedFile));
 		}
-		strlcpy(files[nfiles].name, path, MAXPGPATH);
+		memcpy(files[nfiles].name, path, sizeof(path));
 		files[nfiles].bytes = st.st_size;
 		files[nfiles].used = st.st_mtime;
 		nfiles++;
