@@ -108,6 +108,16 @@ SELECT * FROM check1;
 RESET bloomfilter.stored_filter_cache;
 SELECT * FROM check1;
 SELECT * FROM check1;
+-- the type's output and send functions read a stored value through the
+-- session's cache too (postgres_fdw sends a filter as text with every
+-- remote query): read once, then from the cache, and a new value afresh
+UPDATE sf SET f = (SELECT bloom_agg('d' || i, 10) FROM generate_series(1, 80000) i) WHERE id = 1;
+SELECT f::text = '\x' || encode(f::bytea, 'hex') AS text_form FROM sf WHERE id = 1;
+SELECT f::text = '\x' || encode(f::bytea, 'hex') AS text_form FROM sf WHERE id = 1;
+SELECT bloomfilter_send(f) = f::bytea AS binary_form FROM sf WHERE id = 1;
+UPDATE sf SET f = (SELECT bloom_agg('e' || i, 10) FROM generate_series(1, 80000) i) WHERE id = 1;
+SELECT f::text = '\x' || encode(f::bytea, 'hex') AS text_form FROM sf WHERE id = 1;
+SELECT bloomfilter_send(f) = f::bytea AS binary_form FROM sf WHERE id = 1;
 RESET client_min_messages;
 SHOW bloomfilter.stored_filter_cache;
 DROP VIEW check1;

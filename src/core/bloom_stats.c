@@ -11,10 +11,13 @@
 
 /*
  * Eight bytes at a time: memcpy keeps any alignment legal and compiles to
- * one load; the byte order does not change a count.
+ * one load; the byte order does not change a count.  Built twice on
+ * x86-64: the baseline has no POPCNT instruction, and the compiler's
+ * portable count is several times slower than the instruction, which the
+ * planner's estimate of a constant filter of megabytes then waits for.
  */
-uint64_t
-bloom_popcount(const uint8_t *bytes, size_t len)
+static inline __attribute__((always_inline)) uint64_t
+popcount_loop(const uint8_t *bytes, size_t len)
 {
 	uint64_t	total = 0;
 	size_t		i = 0;
@@ -29,6 +32,44 @@ bloom_popcount(const uint8_t *bytes, size_t len)
 	for (; i < len; i++)
 		total += (uint64_t) __builtin_popcount(bytes[i]);
 	return total;
+}
+
+static uint64_t
+popcount_portable(const uint8_t *bytes, size_t len)
+{
+	return popcount_loop(bytes, len);
+}
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define BLOOM_POPCOUNT_DISPATCH 1
+
+/* the same loop, inlined where the compiler may use the instruction */
+__attribute__((target("popcnt")))
+static uint64_t
+popcount_instruction(const uint8_t *bytes, size_t len)
+{
+	return popcount_loop(bytes, len);
+}
+#endif
+
+uint64_t
+bloom_popcount(const uint8_t *bytes, size_t len)
+{
+#ifdef BLOOM_POPCOUNT_DISPATCH
+	/* asked once; threads that race store the same answer */
+	static int	has_popcnt = -1;
+	int			has = __atomic_load_n(&has_popcnt, __ATOMIC_RELAXED);
+
+	if (has < 0)
+	{
+		__builtin_cpu_init();
+		has = __builtin_cpu_supports("popcnt") ? 1 : 0;
+		__atomic_store_n(&has_popcnt, has, __ATOMIC_RELAXED);
+	}
+	if (has)
+		return popcount_instruction(bytes, len);
+#endif
+	return popcount_portable(bytes, len);
 }
 
 double

@@ -105,8 +105,10 @@ bloom_detoast_filter_into(struct varlena *arg, MemoryContext cxt)
 	return detoasted;
 }
 
-bytea *
-bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno)
+/* bloom_filter_arg_cached; share says whether a filter read from its table
+ * is also written to the server's files (bloom_stored_cache_get). */
+static bytea *
+filter_arg_cached(FunctionCallInfo fcinfo, int argno, bool share)
 {
 	struct varlena *arg = (struct varlena *) DatumGetPointer(PG_GETARG_DATUM(argno));
 	struct varatt_external toast_pointer;
@@ -126,7 +128,7 @@ bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno)
 		return cache->filter;
 
 	release_filter(cache);
-	stored = bloom_stored_cache_get(arg, &toast_pointer, &pin);
+	stored = bloom_stored_cache_get(arg, &toast_pointer, share, &pin);
 	if (stored != NULL)
 	{
 		/* read only: the probes and bloom_info never write a filter */
@@ -138,6 +140,21 @@ bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno)
 	cache->toastrelid = toast_pointer.va_toastrelid;
 	cache->valueid = toast_pointer.va_valueid;
 	return cache->filter;
+}
+
+bytea *
+bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno)
+{
+	return filter_arg_cached(fcinfo, argno, true);
+}
+
+bytea *
+bloom_filter_arg_for_output(FunctionCallInfo fcinfo, int argno)
+{
+	/* a direct call has no call site to keep a cache in */
+	if (fcinfo->flinfo == NULL)
+		return bloom_filter_datum_checked(PG_GETARG_DATUM(argno));
+	return filter_arg_cached(fcinfo, argno, false);
 }
 
 BloomProbeFilter

@@ -67,6 +67,16 @@ extern bytea *bloomfilter_from_bytes(const uint8 *bytes, Size len,
  */
 extern bytea *bloom_filter_arg_cached(FunctionCallInfo fcinfo, int argno);
 
+/*
+ * The same for the type's output and send functions, which postgres_fdw
+ * calls for a filter it sends with each remote query, and Citus for a
+ * subquery's result: a stored filter the session read before is not read
+ * again.  One read from its table is kept for the session only, not
+ * written to the server's files, so that a dump of many filters does not
+ * push out the files that probes use.
+ */
+extern bytea *bloom_filter_arg_for_output(FunctionCallInfo fcinfo, int argno);
+
 /* The probes' way to the same cache: bloom_filter_cache.h. */
 
 /*

@@ -100,7 +100,7 @@ bound_bytes(void)
 static void
 start_prefix(char *out, size_t len)
 {
-	snprintf(out, len, "%016" INT64_MODIFIER "x-", (uint64) PgStartTime);
+	snprintf(out, len, "%016llx-", (unsigned long long) PgStartTime);
 }
 
 static void
@@ -245,6 +245,7 @@ bloom_shared_cache_map(const BloomStoredIdentity *id, MemoryContext cxt)
 	bool		check_filter;
 	char	   *base;
 	SharedMapping *mapping;
+	MemoryContextCallback *callback;
 	const bytea *filter;
 
 	if (file_bytes > bound_bytes())
@@ -253,6 +254,9 @@ bloom_shared_cache_map(const BloomStoredIdentity *id, MemoryContext cxt)
 	fd = OpenTransientFile(path, O_RDONLY | PG_BINARY);
 	if (fd < 0)
 		return NULL;			/* none yet, or evicted */
+	/* first: no error may come between the map and its unmap's callback */
+	mapping = MemoryContextAlloc(cxt, sizeof(SharedMapping));
+	callback = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
 
 	fill_header(&expected, id, filter_bytes);
 	if (fstat(fd, &st) != 0 || !read_fully(fd, &header, sizeof(header)))
@@ -318,27 +322,25 @@ bloom_shared_cache_map(const BloomStoredIdentity *id, MemoryContext cxt)
 		return NULL;
 	}
 	filter = (const bytea *) (base + offset);
+
+	/*
+	 * Checked when written; checked again, as the session cache checks what
+	 * it reads, but as damage to the file: the table still has the filter.
+	 */
 	if (VARSIZE(filter) != filter_bytes ||
-		(check_filter && filter_crc(filter, filter_bytes) != header.filter_crc))
+		(check_filter && filter_crc(filter, filter_bytes) != header.filter_crc) ||
+		bloom_validate(BloomFilterBytes(filter), BloomFilterLength(filter)) != BLOOM_OK)
 	{
 		(void) munmap(base, file_bytes);
 		remove_damaged(path);
 		return NULL;
 	}
 
-	mapping = MemoryContextAlloc(cxt, sizeof(SharedMapping));
 	mapping->base = base;
 	mapping->bytes = file_bytes;
-	{
-		MemoryContextCallback *callback = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
-
-		callback->func = unmap_file;
-		callback->arg = mapping;
-		MemoryContextRegisterResetCallback(cxt, callback);
-	}
-	/* checked when written; checked again, as the session cache does */
-	bloomfilter_check(BloomFilterBytes(filter), BloomFilterLength(filter),
-					  ERRCODE_DATA_CORRUPTED);
+	callback->func = unmap_file;
+	callback->arg = mapping;
+	MemoryContextRegisterResetCallback(cxt, callback);
 	return filter;
 }
 
@@ -395,7 +397,7 @@ make_room(Size need, Size bound)
 			capacity *= 2;
 			files = repalloc(files, capacity * sizeof(SharedFile));
 		}
-		strlcpy(files[nfiles].name, path, MAXPGPATH);
+		memcpy(files[nfiles].name, path, sizeof(path));
 		files[nfiles].bytes = st.st_size;
 		files[nfiles].used = st.st_mtime;
 		nfiles++;

@@ -232,7 +232,7 @@ entry_valid(const BloomStoredFilter *entry, const BloomStoredIdentity *now)
 const bytea *
 bloom_stored_cache_get(struct varlena *arg,
 					   const struct varatt_external *toast_pointer,
-					   BloomStoredFilter **pin)
+					   bool share, BloomStoredFilter **pin)
 {
 	Size		bound = bound_bytes(bloom_stored_cache_kb);
 	Size		rawsize = (Size) toast_pointer->va_rawsize;
@@ -285,7 +285,8 @@ bloom_stored_cache_get(struct varlena *arg,
 	{
 		bytea	   *read = bloom_detoast_filter_into(arg, cxt);
 
-		bloom_shared_cache_write(&now, read);
+		if (share)
+			bloom_shared_cache_write(&now, read);
 		filter = read;
 	}
 	entry = MemoryContextAllocZero(cxt, sizeof(BloomStoredFilter));

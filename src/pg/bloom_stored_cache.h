@@ -21,14 +21,17 @@ typedef struct BloomStoredFilter BloomStoredFilter;
 /*
  * The detoasted, checked filter that arg (an on-disk external datum whose
  * pointer is toast_pointer) names, from the backend's cache, read into it
- * first if it is not there or no longer valid.  The entry is pinned: its
+ * first if it is not there or no longer valid: from the server's file of it
+ * (bloom_shared_cache.c) if there is one, else from its table, and then,
+ * if share, written to such a file for the server's other sessions.  The
+ * entry is pinned: its
  * bytes stay until bloom_stored_cache_unpin(*pin).  NULL when the cache is
  * off, or the filter is too small to gain from it or too big for it: the
  * caller then detoasts it itself.
  */
 extern const bytea *bloom_stored_cache_get(struct varlena *arg,
 										   const struct varatt_external *toast_pointer,
-										   BloomStoredFilter **pin);
+										   bool share, BloomStoredFilter **pin);
 extern void bloom_stored_cache_unpin(BloomStoredFilter *entry);
 
 /* bloomfilter.stored_filter_cache, in kB, and its assign hook. */

@@ -51,7 +51,7 @@ bloomfilter_in(PG_FUNCTION_ARGS)
 Datum
 bloomfilter_out(PG_FUNCTION_ARGS)
 {
-	bytea	   *filter = PG_GETARG_BLOOMFILTER_CHECKED(0);
+	bytea	   *filter = bloom_filter_arg_for_output(fcinfo, 0);
 	Size		len = BloomFilterLength(filter);
 	char	   *text;
 	size_t		textlen;
@@ -85,7 +85,7 @@ bloomfilter_recv(PG_FUNCTION_ARGS)
 Datum
 bloomfilter_send(PG_FUNCTION_ARGS)
 {
-	bytea	   *filter = PG_GETARG_BLOOMFILTER_CHECKED(0);
+	bytea	   *filter = bloom_filter_arg_for_output(fcinfo, 0);
 	StringInfoData buf;
 
 	pq_begintypsend(&buf);

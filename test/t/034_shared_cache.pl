@@ -234,6 +234,21 @@ my @before = files();
 new_session_sees(1, '4', 'table 1, files 0', 'files off, a new value');
 is_deeply([ files() ], \@before, 'files off: none written');
 
+# ---- the output functions ----------------------------------------------------
+# They read through the session's cache but write no file: a dump of many
+# filters would push out the files that probes use.
+
+set_bound('256MB');
+$node->safe_psql($db, 'UPDATE sf SET f = version_filter(5) WHERE id = 1');
+my @files_before = files();
+is($node->safe_psql($db,
+		"SELECT f::text = '\\x' || encode(f::bytea, 'hex') AND bloomfilter_send(f) = f::bytea FROM sf WHERE id = 1"),
+	't', 'the text and binary forms of a new value');
+is(reads_since(), 'table 1, files 0', 'the output functions read the value once');
+is_deeply([ files() ], \@files_before, 'and wrote no file');
+new_session_sees(1, '5', 'table 1, files 0', 'a probe after the output functions');
+new_session_sees(1, '5', 'table 0, files 1', 'a probe after the output functions, again');
+
 unlike(slurp_file($node->logfile), qr/TRAP|terminated by signal|PANIC/, 'no crash');
 $node->stop;
 
@@ -251,6 +266,18 @@ new_session_sees(1, '0', 'table 0, files 1', 'no checksums: second session');
 $path = "$dir/$file";
 flip_byte($path, 200);
 new_session_sees(1, '0', 'table 1, files 0', "no checksums: a byte of the file's chunk 0 changed");
+new_session_sees(1, '0', 'table 0, files 1', 'no checksums: after the rewrite');
+# the filter's last byte, its k, made 0: no filter, so a damaged file, not
+# an error of the query
+{
+	my $last = (-s $path) - 1;
+	open my $fh, '+<', $path or die "$path: $!";
+	binmode $fh;
+	seek($fh, $last, 0);
+	print $fh chr(0);
+	close $fh;
+}
+new_session_sees(1, '0', 'table 1, files 0', "no checksums: the file's k byte made 0");
 new_session_sees(1, '0', 'table 0, files 1', 'no checksums: after the rewrite');
 unlike(slurp_file($node->logfile), qr/TRAP|terminated by signal|PANIC/, 'no crash');
 $node->stop;
