@@ -110,17 +110,25 @@ new_session_sees(1, '0', 'table 0, files 1', 'third session');
 
 # ---- damaged files ----------------------------------------------------------
 
-# flip_byte(PATH, OFFSET): changes one bit of the file's byte at OFFSET.
-sub flip_byte
+# change_byte(PATH, OFFSET, CHANGE): the file's byte at OFFSET replaced by
+# CHANGE->(its value).
+sub change_byte
 {
-	my ($path, $offset) = @_;
+	my ($path, $offset, $change) = @_;
 	open my $fh, '+<', $path or die "$path: $!";
 	binmode $fh;
 	seek($fh, $offset, 0);
 	read($fh, my $byte, 1);
 	seek($fh, $offset, 0);
-	print $fh chr(ord($byte) ^ 0x10);
+	print $fh chr($change->(ord($byte)));
 	close $fh;
+}
+
+# flip_byte(PATH, OFFSET): changes one bit of the file's byte at OFFSET.
+sub flip_byte
+{
+	my ($path, $offset) = @_;
+	change_byte($path, $offset, sub { $_[0] ^ 0x10 });
 }
 
 my ($file) = files();
@@ -269,14 +277,7 @@ new_session_sees(1, '0', 'table 1, files 0', "no checksums: a byte of the file's
 new_session_sees(1, '0', 'table 0, files 1', 'no checksums: after the rewrite');
 # the filter's last byte, its k, made 0: no filter, so a damaged file, not
 # an error of the query
-{
-	my $last = (-s $path) - 1;
-	open my $fh, '+<', $path or die "$path: $!";
-	binmode $fh;
-	seek($fh, $last, 0);
-	print $fh chr(0);
-	close $fh;
-}
+change_byte($path, (-s $path) - 1, sub { 0 });
 new_session_sees(1, '0', 'table 1, files 0', "no checksums: the file's k byte made 0");
 new_session_sees(1, '0', 'table 0, files 1', 'no checksums: after the rewrite');
 unlike(slurp_file($node->logfile), qr/TRAP|terminated by signal|PANIC/, 'no crash');
