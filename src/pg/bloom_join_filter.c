@@ -56,6 +56,7 @@ BLOOM_SERVER_HEADERS_BEGIN
 #include "commands/defrem.h"
 #include "commands/extension.h"
 #include "foreign/foreign.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -855,7 +856,10 @@ find_objects(BloomObjects *objects)
 	return OidIsValid(objects->filter_type);
 }
 
-/* Adds to parse the filters that pay, the best one for each foreign table. */
+/*
+ * Adds to parse, and to the queries in its FROM and WITH, the filters that
+ * pay, the best one for each foreign table.
+ */
 static void
 add_join_filters(Query *parse)
 {
@@ -869,6 +873,29 @@ add_join_filters(Query *parse)
 	if (parse->commandType != CMD_SELECT || parse->rowMarks != NIL ||
 		parse->jointree == NULL || nrels < 1)
 		return;
+
+	/*
+	 * Each query level is a query of its own: a subquery in FROM (a view,
+	 * a branch of UNION) and a WITH query get their filters from their own
+	 * joins.  A recursive WITH is left as it is.
+	 */
+	check_stack_depth();
+	foreach(lc, parse->rtable)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+		if (rte->rtekind == RTE_SUBQUERY && rte->subquery != NULL)
+			add_join_filters(rte->subquery);
+	}
+	if (!parse->hasRecursive)
+		foreach(lc, parse->cteList)
+		{
+			CommonTableExpr *cte = (CommonTableExpr *) lfirst(lc);
+
+			if (IsA(cte->ctequery, Query))
+				add_join_filters((Query *) cte->ctequery);
+		}
+
 	memset(&rw, 0, sizeof(rw));
 	rw.parse = parse;
 	rw.probe_kind = (ProbeKind *) palloc0((nrels + 1) * sizeof(ProbeKind));
