@@ -32,7 +32,8 @@
 #   7. the statements of doc/distributed.md's `sql fdw remote` blocks run on
 #      both shards, then its `sql fdw` blocks on the local cluster, with the
 #      servers the document names (events1.internal and events2.internal,
-#      port 5432, database app) made the two shards.
+#      port 5432, database app) made the two shards; its join without a
+#      written pre-check gets the filter bloomfilter.join_filter adds.
 #
 # It also times the join pre-check against the plain join, over a remote
 # table of its own, and says so in "fdw-measure:" notes (never checked):
@@ -388,6 +389,15 @@ ok(@remote_blocks > 0, "doc/distributed.md has 'sql fdw remote' blocks");
 ok(@local_blocks > 0, "doc/distributed.md has 'sql fdw' blocks");
 doc_block_runs('doc/distributed.md', $_, doc_sql($_->{sql}), $r1, $r2) foreach @remote_blocks;
 doc_block_runs('doc/distributed.md', $_, doc_sql($_->{sql}), $local) foreach @local_blocks;
+
+# The document's join without a written pre-check gets one from
+# bloomfilter.join_filter, as its comments show, with the same answer.
+my $doc_join = 'SELECT count(*) FROM events e JOIN vip v ON e.user_id = v.user_id';
+my $doc_plan = lq("LOAD 'bloomfilter'; SET bloomfilter.join_filter = on; EXPLAIN (VERBOSE, COSTS OFF) $doc_join");
+like($doc_plan, qr/InitPlan.*bloom_agg\(v_1\.user_id, 10\).*Remote SQL: SELECT user_id FROM public\.events WHERE \(\(user_id OPERATOR\(public\.<~\) \$1::public\.bloomfilter\)\)/s,
+	"doc/distributed.md's join gets the filter its comments show with bloomfilter.join_filter on");
+is(lq("LOAD 'bloomfilter'; SET bloomfilter.join_filter = on; $doc_join"), lq($doc_join),
+	"doc/distributed.md's join: the answer of the setting off");
 
 # ---- measurements (not checked) --------------------------------------------------
 
