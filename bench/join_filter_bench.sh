@@ -268,8 +268,11 @@ bench_read_stats "$WORK/times"
 		echo "| ${NEG_LABEL[$c]} | $(bench_ms "${c}_off") | $(bench_ms "${c}_on") | $r1 ($(bench_verdict "$r1" '<=' 1.05)) | ${FILTERED[${c}_on]} |"
 	done
 	echo
-	# shellcheck disable=SC2016 # backquotes: Markdown's
-	echo "Remote SQL with on: $(for f in "${FORMS[@]}"; do printf '%s: `%s`; ' "${FORM_LABEL[$f]}" "${REMOTE_SQL[${f}_on]}"; done)"
+	line=''
+	for f in "${FORMS[@]}"; do
+		line+="${line:+; }${FORM_LABEL[$f]}: \`${REMOTE_SQL[${f}_on]}\`"
+	done
+	echo "Remote SQL with on: $line."
 	echo
 	echo "$SHARE"
 	echo
