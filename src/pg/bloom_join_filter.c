@@ -354,38 +354,27 @@ collect_inner_joins(Rewrite *rw, Node *node)
  * level, and none outside), has no subquery, and gives the same answer
  * each time it runs.
  */
-typedef struct ColumnsOf
-{
-	Index		rti;
-	int			levelsup;		/* the level walked into */
-} ColumnsOf;
-
 static bool
-reads_other_relations_walker(Node *node, ColumnsOf *of)
+reads_other_relations_walker(Node *node, void *rti)
 {
 	if (node == NULL)
 		return false;
-	if (IsA(node, Var))
-	{
-		Var		   *var = (Var *) node;
-
-		return var->varlevelsup != 0 || (Index) var->varno != of->rti;
-	}
 	if (IsA(node, SubLink) || IsA(node, PlaceHolderVar) || IsA(node, Aggref) ||
 		IsA(node, GroupingFunc) || IsA(node, WindowFunc) ||
 		IsA(node, CurrentOfExpr) || IsA(node, Query))
 		return true;
-	if (IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN)
-		return true;
-	return expression_tree_walker(node, reads_other_relations_walker, (void *) of);
+	if (IsA(node, Param))
+		return ((Param *) node)->paramkind != PARAM_EXTERN;
+	if (IsA(node, Var))
+		return ((Var *) node)->varlevelsup != 0 ||
+			(Index) ((Var *) node)->varno != *(Index *) rti;
+	return expression_tree_walker(node, reads_other_relations_walker, rti);
 }
 
 static bool
 repeatable_condition_of(Node *clause, Index rti)
 {
-	ColumnsOf	of = {rti, 0};
-
-	return !reads_other_relations_walker(clause, &of) &&
+	return !reads_other_relations_walker(clause, &rti) &&
 		!contain_volatile_functions(clause);
 }
 

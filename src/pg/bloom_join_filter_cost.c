@@ -37,14 +37,14 @@ BLOOM_SERVER_HEADERS_END
 static double
 rel_tuples(Oid relid)
 {
-	HeapTuple	tuple;
-	double		tuples;
+	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	double		tuples = -1.0;
 
-	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tuple))
-		return -1.0;
-	tuples = ((Form_pg_class) GETSTRUCT(tuple))->reltuples;
-	ReleaseSysCache(tuple);
+	if (HeapTupleIsValid(tuple))
+	{
+		tuples = ((Form_pg_class) GETSTRUCT(tuple))->reltuples;
+		ReleaseSysCache(tuple);
+	}
 	return bloom_reltuples_known(tuples) ? tuples : -1.0;
 }
 
