@@ -81,12 +81,6 @@ bool		bloom_join_filter = false;
 
 static planner_hook_type prev_planner_hook = NULL;
 
-/*
- * The filter's bits per key: about 1% of the absent keys pass.  A filter of
- * the 10,000 keys of a local table is then 12.5 kB.
- */
-#define JOIN_FILTER_BITS_PER_KEY 10
-
 /* Key types whose equal values bloom_agg and <~ hash alike. */
 typedef enum KeyFamily
 {
@@ -126,6 +120,7 @@ typedef struct JoinFilter
 	List	   *build_attnums;
 	bool		build_inh;
 	double		pass;			/* the share of probe rows expected to pass */
+	int			bits_per_key;	/* the filter's, as the cost model chose */
 } JoinFilter;
 
 /* The query being rewritten. */
@@ -782,7 +777,7 @@ filter_condition(JoinFilter *filter, const BloomObjects *objects)
 	agg->aggargtypes = list_make2_oid(build_type, INT4OID);
 	agg->args = list_make2(makeTargetEntry((Expr *) build, 1, NULL, false),
 						   makeTargetEntry((Expr *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
-															  Int32GetDatum(JOIN_FILTER_BITS_PER_KEY),
+															  Int32GetDatum(filter->bits_per_key),
 															  false, true),
 										   2, NULL, false));
 	agg->aggkind = AGGKIND_NORMAL;
@@ -926,8 +921,8 @@ add_join_filters(Query *parse)
 			probe = bloom_join_side(rt_fetch(rti, parse->rtable)->relid, probe_attnums, false);
 			filter->build_side = bloom_join_side(filter->build_relid, filter->build_attnums,
 												 filter->build_inh);
-			if (bloom_join_filter_pays(probe, filter->build_side, JOIN_FILTER_BITS_PER_KEY,
-									   rw.fdw_tuple_cost[rti], &filter->pass) &&
+			if (bloom_join_filter_pays(probe, filter->build_side, rw.fdw_tuple_cost[rti],
+									   &filter->bits_per_key, &filter->pass) &&
 				(best == NULL || filter->pass < best->pass))
 				best = filter;
 		}
