@@ -456,6 +456,8 @@ relation_query(Rewrite *rw, Index rti)
 	query->querySource = QSRC_ORIGINAL;
 	query->canSetTag = true;
 	bloom_rte_take_permissions(rw->parse, rte, query);
+	/* row-level security's conditions on the relation come along */
+	ChangeVarNodes((Node *) rte->securityQuals, rti, 1, 0);
 	query->rtable = list_make1(rte);
 	foreach(lc, rw->conjuncts)
 	{

@@ -19,6 +19,8 @@
 #      off;
 #      The bits per key are the cost model's: 20 for a small local side,
 #      fewer for a large one;
+#      Under row-level security the filter's input is what the role may
+#      see;
 #   3. a volatile condition on the local side stays out of the filter's
 #      input (the filter may hold more keys, never other ones);
 #   4. every query answers as it does with the setting off (run as it
@@ -204,6 +206,24 @@ SKIP:
 	check_query('text under a nondeterministic collation',
 		'SELECT count(*) FROM events e JOIN vip v ON v.name = e.name COLLATE ci', 0);
 }
+
+# ---- row-level security: the filter reads what the role may see --------------
+$node->safe_psql('postgres', q{
+CREATE ROLE alice;
+GRANT SELECT ON vip, events TO alice;
+GRANT USAGE ON FOREIGN SERVER loop TO alice;
+CREATE USER MAPPING FOR alice SERVER loop OPTIONS (user 'postgres', password_required 'false');
+ALTER TABLE vip ENABLE ROW LEVEL SECURITY;
+CREATE POLICY gold_only ON vip FOR SELECT TO alice USING (tier = 'gold');});
+my $rls = 'SELECT count(*), sum(e.id) FROM events e JOIN vip v ON v.user_id = e.user_id';
+my $rls_plan = plan_with("$on SET ROLE alice;", $rls);
+ok(has_filter($rls_plan) && $rls_plan =~ /InitPlan.*tier = 'gold'.*Foreign Scan/s,
+	"row-level security: the filter's input is under the role's policy") or diag($rls_plan);
+my $rls_answer = answer_with("$on SET ROLE alice;", $rls);
+is($rls_answer, answer_with("$off SET ROLE alice;", $rls),
+	"row-level security: the answer of the setting off ($rls_answer)");
+isnt($rls_answer, answer_with($on, $rls), 'row-level security: the policy changes the answer');
+$node->safe_psql('postgres', 'ALTER TABLE vip DISABLE ROW LEVEL SECURITY');
 
 # ---- 3. a volatile condition stays out of the filter ------------------------
 my $plan = plan_with($on,
