@@ -7,6 +7,7 @@
 #
 #     bench/join_filter_bench.sh            # 10,000,000 remote events, 3 rounds
 #     bench/join_filter_bench.sh --quick    # 1,000,000 events, 1 round (smoke test)
+#     bench/join_filter_bench.sh --star     # and a local star join, filters by hand
 #
 # It builds and installs the extension (unless --no-build), starts two
 # clusters, "local" and "remote" (postgres_fdw from local to remote, the
@@ -19,8 +20,11 @@
 #                     user of the local vip table
 #   --vip N           keys of vip (default 10000)
 #   --rounds R        timed rounds (default 3)
-#   --quick           --rows 1000000 --rounds 1 and smaller negative cases
-#                     (explicit options win): a smoke test
+#   --star            also time a local star join (below)
+#   --star-rows N     the star join's fact rows (default 10000000)
+#   --quick           --rows 1000000 --star-rows 1000000 --rounds 1 and
+#                     smaller negative cases (explicit options win): a
+#                     smoke test
 #   --no-build        use the extension already installed
 #   -h, --help        this text
 #
@@ -50,6 +54,29 @@
 # untimed run.  The plans: EXPLAIN VERBOSE with on must show bloom_agg (a
 # filter added) in the three forms and not in the three negative cases.
 #
+#
+# With --star, a part on the local cluster alone, where the setting adds
+# no filter (it filters foreign tables only): does a filter on a local
+# fact table pay at all?  sales(id bigint, d1 int, d2 int, amount int) of
+# STAR_ROWS rows, d1 = 1 + i % 100000 and d2 = 1 + (i / 100) % 100000, so
+# that each dimension's key runs over all its rows; dim1 and dim2 (id int
+# primary key, attr int) of 100,000 rows, attr = id % 100.  The query
+# SELECT count(*) || ':' || sum(s.amount) AS v FROM sales s JOIN dim1 a
+# ON a.id = s.d1 JOIN dim2 b ON b.id = s.d2 WHERE a.attr = 7 AND
+# b.attr = 7 keeps 1% of each dimension and 0.01% of the fact rows
+# (those with i % 10000 = 606), timed with 2 workers a Gather (the
+# default) and serially (none):
+#   off        bloomfilter.join_filter = off
+#   hand       off, with both pre-checks written by hand:
+#              AND s.d1 <~ (SELECT bloom_agg(id, 10) FROM dim1 WHERE attr = 7)
+#              AND s.d2 <~ (SELECT bloom_agg(id, 10) FROM dim2 WHERE attr = 7)
+#   hand1      off, with the first of them only
+#   on         bloomfilter.join_filter = on (2 workers), whose plan must
+#              have no filter: it should equal off
+# and the ratios off / hand, off / hand1 and on / off; its plans with 2
+# workers must have a Gather, the serial ones none, and the report ends
+# with EXPLAIN ANALYZE of off and hand, serial.  JIT stays off.
+#
 # Each time is the second run of the query in a session of its own
 # (bench_time in bench/lib/common.sh), every variant in the same rounds,
 # whose order rotates; the tables give medians.  The checks, never of
@@ -61,16 +88,21 @@ set -euo pipefail
 
 # shellcheck source=bench/lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib/common.sh"
-bench_begin 'ROWS=10000000 VIP=10000 REPS=3 BITS=10 USERS=100000 ORDERS=1000000 SMALL=1000 SMALL_RUNS=20' \
-	'--rows:ROWS:100 --vip:VIP --rounds:REPS' \
-	'ROWS=1000000 REPS=1 USERS=10000 ORDERS=100000' "$@"
+bench_begin 'ROWS=10000000 VIP=10000 REPS=3 BITS=10 USERS=100000 ORDERS=1000000 SMALL=1000 SMALL_RUNS=20 STAR= STAR_ROWS=10000000 DIM=100000' \
+	'--rows:ROWS:100 --vip:VIP --rounds:REPS --star:STAR=1 --star-rows:STAR_ROWS:10000' \
+	'ROWS=1000000 REPS=1 USERS=10000 ORDERS=100000 STAR_ROWS=1000000' "$@"
 LOCAL_ROWS=$((ROWS / 10))
+# the star join's tables in shared buffers: about 60 bytes a fact row
+STAR_MB=0
+if [ -n "$STAR" ]; then
+	STAR_MB=$((STAR_ROWS * 60 / 1048576 + 16))
+fi
 
 # ---- the clusters and the data --------------------------------------------------
 
 bench_cluster
-bench_serial_settings "$(bench_shared_buffers_mb $((LOCAL_ROWS * 100 / 1048576 + 256)) 512)"
-bench_report_start "run:         --rows $ROWS --vip $VIP --rounds $REPS; users $USERS, orders $ORDERS, small_events $SMALL, local_events $LOCAL_ROWS, bits_per_key $BITS"
+bench_serial_settings "$(bench_shared_buffers_mb $((LOCAL_ROWS * 100 / 1048576 + 256 + STAR_MB)) 512)"
+bench_report_start "run:         --rows $ROWS --vip $VIP --rounds $REPS; users $USERS, orders $ORDERS, small_events $SMALL, local_events $LOCAL_ROWS, bits_per_key $BITS${STAR:+; --star-rows $STAR_ROWS, dimensions of $DIM}"
 if [ "$(psql_c "SELECT count(*) FROM pg_available_extensions WHERE name = 'postgres_fdw'")" != 1 ]; then
 	bf_err "postgres_fdw is not available in $BINDIR's PostgreSQL (contrib)"
 	exit 1
@@ -98,7 +130,7 @@ bf_log "remote: events of $ROWS rows, orders of $ORDERS, small_events of $SMALL"
 	echo "CHECKPOINT;"
 	echo "SELECT pg_prewarm(t) FROM unnest(ARRAY['events', 'orders', 'small_events']::regclass[]) t;"
 } | rq >/dev/null
-bf_log "local: vip of $VIP keys, users of $USERS, local_events of $LOCAL_ROWS; the foreign tables analyzed"
+bf_log "local: vip of $VIP keys, users of $USERS, local_events of $LOCAL_ROWS${STAR:+, sales of $STAR_ROWS, dim1 and dim2 of $DIM}; the foreign tables analyzed"
 {
 	bench_fdw_server_sql remote
 	echo "CREATE FOREIGN TABLE events (id int, user_id bigint, payload text) SERVER remote OPTIONS (table_name 'events');"
@@ -109,8 +141,16 @@ bf_log "local: vip of $VIP keys, users of $USERS, local_events of $LOCAL_ROWS; t
 	echo "CREATE TABLE users AS SELECT i::bigint AS user_id, 'user ' || i AS name FROM generate_series(1, $USERS) i;"
 	echo "ALTER TABLE users ADD PRIMARY KEY (user_id);"
 	events_sql local_events "$LOCAL_ROWS"
+	if [ -n "$STAR" ]; then
+		echo "CREATE TABLE sales AS SELECT i::bigint AS id, (1 + i % $DIM)::int AS d1,
+			(1 + (i / 100) % $DIM)::int AS d2, (i % 1000)::int AS amount FROM generate_series(1, $STAR_ROWS) i;"
+		for d in dim1 dim2; do
+			echo "CREATE TABLE $d AS SELECT i AS id, i % 100 AS attr FROM generate_series(1, $DIM) i;"
+			echo "ALTER TABLE $d ADD PRIMARY KEY (id);"
+		done
+	fi
 	echo "ANALYZE events, orders, small_events;"
-} | bench_tables 'vip users local_events' postgres_fdw
+} | bench_tables "vip users local_events${STAR:+ sales dim1 dim2}" postgres_fdw
 
 # ---- the queries -------------------------------------------------------------------
 
@@ -137,6 +177,19 @@ declare -A NEG_LABEL=(
 # the count of each, as the data was made
 declare -A WANT_COUNT=([join]=$((ROWS / 100)) [in]=$((ROWS / 100)) [exists]=$((ROWS / 100))
 	[fk]=$ORDERS [small]=$((SMALL / 100)) [local]=$((LOCAL_ROWS / 100)))
+# The star join, with 2 workers a Gather (star) and serial (star0): the
+# fact rows of both kept dimensions (attr = 7, so d1 and d2 are 7 modulo
+# 100) are those with i % 100 = 6 and (i / 100) % 100 = 6.
+STARS=()
+if [ -n "$STAR" ]; then
+	STARS=(star star0)
+	declare -A STAR_WORKERS=([star]=2 [star0]=0)
+	STAR_SQL="SELECT count(*) || ':' || sum(s.amount) AS v FROM sales s JOIN dim1 a ON a.id = s.d1 JOIN dim2 b ON b.id = s.d2 WHERE a.attr = 7 AND b.attr = 7"
+	STAR_F1="s.d1 <~ (SELECT bloom_agg(id, $BITS) FROM dim1 WHERE attr = 7)"
+	STAR_F2="s.d2 <~ (SELECT bloom_agg(id, $BITS) FROM dim2 WHERE attr = 7)"
+	WANT_COUNT[star]=$(((STAR_ROWS - 606) / 10000 + 1))
+	WANT_COUNT[star0]=${WANT_COUNT[star]}
+fi
 
 # The setting exists once the library is loaded, in a build that has it;
 # a build without it plans "on" as "off", and the plan checks say so.
@@ -166,9 +219,19 @@ bench_queries < <(
 		echo "${c}_off|${NEG_LABEL[$c]}, off|${NEG_SQL[$c]}"
 		echo "${c}_on|${NEG_LABEL[$c]}, on|${NEG_SQL[$c]}"
 	done
+	for s in "${STARS[@]}"; do
+		w="star join, $([ "${STAR_WORKERS[$s]}" = 0 ] && echo serial || echo "${STAR_WORKERS[$s]} workers")"
+		echo "${s}_off|$w, off|$STAR_SQL"
+		echo "${s}_hand|$w, off, both pre-checks by hand|$STAR_SQL AND $STAR_F1 AND $STAR_F2"
+		echo "${s}_hand1|$w, off, dim1's pre-check by hand|$STAR_SQL AND $STAR_F1"
+		[ "${STAR_WORKERS[$s]}" = 0 ] || echo "${s}_on|$w, on|$STAR_SQL"
+	done
 )
 for q in "${QUERIES[@]}"; do
 	Q_SETUP[$q]=$(setup "$([[ $q == *_on ]] && echo on || echo off)")
+	if [[ $q == star* ]]; then
+		Q_SETUP[$q]+=$'\n'"SET max_parallel_workers_per_gather = ${STAR_WORKERS[${q%_*}]};"
+	fi
 done
 # the statement EXPLAIN shows; the small case's timed transaction runs it
 # SMALL_RUNS times (the last one's answer kept: \gset ends it)
@@ -182,14 +245,14 @@ done
 
 # ---- the plans ---------------------------------------------------------------------
 
-# explain QUERY: EXPLAIN (VERBOSE, COSTS OFF) of QUERY in a session set up
-# as its timed ones are
+# explain QUERY [OPTIONS]: EXPLAIN (OPTIONS, default VERBOSE, COSTS OFF)
+# of QUERY in a session set up as its timed ones are
 explain() {
 	local args=() line
 	while read -r line; do
 		args+=(-c "$line")
 	done <<<"${Q_SETUP[$1]}"
-	"${PSQL[@]}" "${args[@]}" -c "EXPLAIN (VERBOSE, COSTS OFF) ${ONE_SQL[$1]}"
+	"${PSQL[@]}" "${args[@]}" -c "EXPLAIN (${2:-VERBOSE, COSTS OFF}) ${ONE_SQL[$1]}"
 }
 PLANS=$WORK/plans.txt
 : >"$PLANS"
@@ -214,6 +277,18 @@ done
 for c in "${NEGATIVES[@]}"; do
 	bench_check "${NEG_LABEL[$c]}, on: no filter added" [ "${FILTERED[${c}_on]}" = no ]
 done
+# plan_has QUERY N PATTERN: N lines of QUERY's plan match PATTERN
+plan_has() { [ "$(plan_of "$1" | grep -c -- "$3")" = "$2" ]; }
+for s in "${STARS[@]}"; do
+	w=${STAR_WORKERS[$s]}
+	gathers=$((w > 0 ? 1 : 0))
+	bench_check "star join, $w workers, off: $gathers Gather in the plan" plan_has "${s}_off" "$gathers" '->  Gather'
+	bench_check "star join, $w workers, by hand: two filters in the plan" plan_has "${s}_hand" 2 'InitPlan'
+	bench_check "star join, $w workers, dim1's by hand: one filter in the plan" plan_has "${s}_hand1" 1 'InitPlan'
+done
+if [ -n "$STAR" ]; then
+	bench_check "star join, on: no filter added (the setting filters foreign tables only)" [ "${FILTERED[star_on]}" = no ]
+fi
 for q in "${QUERIES[@]}"; do
 	case $q in
 	*_on) want=$([[ " ${FORMS[*]} " == *" ${q%_on} "* ]] && echo yes || echo no) ;;
@@ -237,12 +312,42 @@ for q in "${QUERIES[@]}"; do
 	bench_check "${Q_NAME[$q]}: off's answer ($(bench_answer "$q") vs $(bench_answer "${base}_off"))" \
 		[ "$(bench_answer "$q")" = "$(bench_answer "${base}_off")" ]
 done
-for base in "${FORMS[@]}" "${NEGATIVES[@]}"; do
+for base in "${FORMS[@]}" "${NEGATIVES[@]}" "${STARS[@]}"; do
 	bench_check "$base, off: the count the data was made with (${WANT_COUNT[$base]}: $(bench_answer "${base}_off"))" \
 		[ "$(bench_answer "${base}_off" | cut -d: -f1)" = "${WANT_COUNT[$base]}" ]
 done
 
 # ---- the tables --------------------------------------------------------------------
+
+# star_row S: the star join's row of S (star or star0): its medians, the
+# ratios, and which of its plans have a Gather
+star_row() {
+	local s=$1 on_ms='—' r3='—' gathers='' q
+	if [ -n "${MED[${s}_on]:-}" ]; then
+		on_ms=$(bench_ms "${s}_on")
+		r3=$(bench_med_ratio "${s}_on" "${s}_off")
+		r3="$r3 ($(bench_verdict "$r3" '<=' 1.05))"
+	fi
+	for q in "${s}_off" "${s}_hand" "${s}_hand1"; do
+		gathers+="${gathers:+, }$(plan_has "$q" 0 '->  Gather' && echo no || echo yes)"
+	done
+	echo "| ${STAR_WORKERS[$s]} | $(bench_ms "${s}_off") | $(bench_ms "${s}_hand") | $(bench_ms "${s}_hand1") | $on_ms" \
+		"| $(bench_med_ratio "${s}_off" "${s}_hand") | $(bench_med_ratio "${s}_off" "${s}_hand1") | $r3 | $gathers |"
+}
+
+# star_table: the star join's table, a row a worker count
+star_table() {
+	cat <<EOF
+### A local star join: sales ($STAR_ROWS) JOIN dim1 JOIN dim2 ($DIM each), each dimension filtered to 1%
+
+| max_parallel_workers_per_gather | off ms | hand ms | hand1 ms | on ms | off / hand | off / hand1 | on / off (want ≤ 1.05) | a Gather in the plan (off, hand, hand1) |
+|---|---:|---:|---:|---:|---:|---:|---:|---|
+$(for s in "${STARS[@]}"; do star_row "$s"; done)
+
+hand: \`AND $STAR_F1 AND $STAR_F2\`; hand1: the first only; on: bloomfilter.join_filter = on, which adds no filter to a local table. JIT off.
+
+EOF
+}
 
 bench_read_stats "$WORK/times"
 {
@@ -268,6 +373,9 @@ bench_read_stats "$WORK/times"
 		echo "| ${NEG_LABEL[$c]} | $(bench_ms "${c}_off") | $(bench_ms "${c}_on") | $r1 ($(bench_verdict "$r1" '<=' 1.05)) | ${FILTERED[${c}_on]} |"
 	done
 	echo
+	if [ -n "$STAR" ]; then
+		star_table
+	fi
 	line=''
 	for f in "${FORMS[@]}"; do
 		line+="${line:+; }${FORM_LABEL[$f]}: \`${REMOTE_SQL[${f}_on]}\`"
@@ -288,6 +396,11 @@ bench_read_stats "$WORK/times"
 	echo "== Plans (EXPLAIN VERBOSE, COSTS OFF)"
 	echo
 	cat "$PLANS"
+	if [ -n "$STAR" ]; then
+		for q in star0_off star0_hand; do
+			printf '== %s (%s): EXPLAIN (ANALYZE, COSTS OFF)\n%s\n\n' "$q" "${Q_NAME[$q]}" "$(explain "$q" 'ANALYZE, COSTS OFF')"
+		done
+	fi
 } | tee -a "$REPORT"
 
 bench_finish join_filter_bench join-filter-bench
