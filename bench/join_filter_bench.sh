@@ -73,9 +73,11 @@
 #   hand1      off, with the first of them only
 #   on         bloomfilter.join_filter = on (2 workers), whose plan must
 #              have no filter: it should equal off
-# and the ratios off / hand, off / hand1 and on / off; its plans with 2
-# workers must have a Gather, the serial ones none, and the report ends
-# with EXPLAIN ANALYZE of off and hand, serial.  JIT stays off.
+# and the ratios off / hand, off / hand1 and on / off, and for the serial
+# runs the backend's CPU time too, which the other programs of a busy
+# machine lengthen less than the time; its plans with 2 workers must have
+# a Gather, the serial ones none, and the report ends with EXPLAIN
+# ANALYZE of off and hand, serial.  JIT stays off.
 #
 # Each time is the second run of the query in a session of its own
 # (bench_time in bench/lib/common.sh), every variant in the same rounds,
@@ -144,6 +146,7 @@ bf_log "local: vip of $VIP keys, users of $USERS, local_events of $LOCAL_ROWS${S
 	if [ -n "$STAR" ]; then
 		echo "CREATE TABLE sales AS SELECT i::bigint AS id, (1 + i % $DIM)::int AS d1,
 			(1 + (i / 100) % $DIM)::int AS d2, (i % 1000)::int AS amount FROM generate_series(1, $STAR_ROWS) i;"
+		bench_cpu_fn_sql
 		for d in dim1 dim2; do
 			echo "CREATE TABLE $d AS SELECT i AS id, i % 100 AS attr FROM generate_series(1, $DIM) i;"
 			echo "ALTER TABLE $d ADD PRIMARY KEY (id);"
@@ -232,6 +235,10 @@ for q in "${QUERIES[@]}"; do
 	if [[ $q == star* ]]; then
 		Q_SETUP[$q]+=$'\n'"SET max_parallel_workers_per_gather = ${STAR_WORKERS[${q%_*}]};"
 	fi
+	# a serial query's CPU time is all its backend's
+	if [[ $q == star0_* ]]; then
+		Q_CPU[$q]=1
+	fi
 done
 # the statement EXPLAIN shows; the small case's timed transaction runs it
 # SMALL_RUNS times (the last one's answer kept: \gset ends it)
@@ -319,20 +326,21 @@ done
 
 # ---- the tables --------------------------------------------------------------------
 
-# star_row S: the star join's row of S (star or star0): its medians, the
-# ratios, and which of its plans have a Gather
+# star_row LABEL S [SUFFIX]: the star join's row of S (star or star0):
+# the medians of its queries' keys with SUFFIX (_cpu: the backend's CPU
+# time), the ratios, and which of its plans have a Gather
 star_row() {
-	local s=$1 on_ms='—' r3='—' gathers='' q
-	if [ -n "${MED[${s}_on]:-}" ]; then
-		on_ms=$(bench_ms "${s}_on")
-		r3=$(bench_med_ratio "${s}_on" "${s}_off")
+	local s=$2 x=${3-} on_ms='—' r3='—' gathers='' q
+	if [ -n "${MED[${s}_on$x]:-}" ]; then
+		on_ms=$(bench_ms "${s}_on$x")
+		r3=$(bench_med_ratio "${s}_on$x" "${s}_off$x")
 		r3="$r3 ($(bench_verdict "$r3" '<=' 1.05))"
 	fi
 	for q in "${s}_off" "${s}_hand" "${s}_hand1"; do
 		gathers+="${gathers:+, }$(plan_has "$q" 0 '->  Gather' && echo no || echo yes)"
 	done
-	echo "| ${STAR_WORKERS[$s]} | $(bench_ms "${s}_off") | $(bench_ms "${s}_hand") | $(bench_ms "${s}_hand1") | $on_ms" \
-		"| $(bench_med_ratio "${s}_off" "${s}_hand") | $(bench_med_ratio "${s}_off" "${s}_hand1") | $r3 | $gathers |"
+	echo "| $1 | $(bench_ms "${s}_off$x") | $(bench_ms "${s}_hand$x") | $(bench_ms "${s}_hand1$x") | $on_ms" \
+		"| $(bench_med_ratio "${s}_off$x" "${s}_hand$x") | $(bench_med_ratio "${s}_off$x" "${s}_hand1$x") | $r3 | $gathers |"
 }
 
 # star_table: the star join's table, a row a worker count
@@ -342,14 +350,16 @@ star_table() {
 
 | max_parallel_workers_per_gather | off ms | hand ms | hand1 ms | on ms | off / hand | off / hand1 | on / off (want ≤ 1.05) | a Gather in the plan (off, hand, hand1) |
 |---|---:|---:|---:|---:|---:|---:|---:|---|
-$(for s in "${STARS[@]}"; do star_row "$s"; done)
+$(star_row 2 star)
+$(star_row 0 star0)
+$(star_row '0, CPU ms of the backend' star0 _cpu)
 
 hand: \`AND $STAR_F1 AND $STAR_F2\`; hand1: the first only; on: bloomfilter.join_filter = on, which adds no filter to a local table. JIT off.
 
 EOF
 }
 
-bench_read_stats "$WORK/times"
+bench_read_stats <(cat "$WORK/times" && bench_cpu_times)
 {
 	bench_tables_title "Remote events of $ROWS rows, 1% of them by one of the local vip's $VIP users;" \
 		"medians of $REPS round(s), each the second run of its query in a session; ms."
@@ -391,6 +401,11 @@ bench_read_stats "$WORK/times"
 	echo "== Every query ($REPS round(s); ms: median, min, max)"
 	for q in "${QUERIES[@]}"; do
 		printf '%-12s %10.1f %10.1f %10.1f\n' "$q" "${MED[$q]}" "${MIN[$q]}" "${MAX[$q]}"
+	done
+	for q in "${QUERIES[@]}"; do
+		if [ -n "${Q_CPU[$q]:-}" ]; then
+			printf '%-12s %10.1f %10.1f %10.1f  (CPU ms of the backend)\n' "$q" "${MED[${q}_cpu]}" "${MIN[${q}_cpu]}" "${MAX[${q}_cpu]}"
+		fi
 	done
 	echo
 	echo "== Plans (EXPLAIN VERBOSE, COSTS OFF)"

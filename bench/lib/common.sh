@@ -45,8 +45,11 @@
 #   bench_time LABEL SQL [BEFORE [AFTER]]  time SQL with pgbench (see below)
 #   bench_rounds QUERY...    REPS rounds of the queries of Q_SQL, rotated
 #                            (each on the server of Q_SERVER, if set, after
-#                            the session's Q_SETUP, if set)
+#                            the session's Q_SETUP, if set; the backend's CPU
+#                            time too where Q_CPU is set)
 #   bench_answers QUERY / bench_answer QUERY  their answers in bench_rounds
+#   bench_cpu_times          "QUERY_cpu|ms" of each timed run of Q_CPU's
+#                            queries in bench_rounds, for bench_read_stats
 #   bench_same_answers QUERY...  a check a QUERY: one answer in every run
 #   bench_cpu_fn_sql         SQL that creates bench_cpu_ms(), the backend's
 #                            own CPU time (utime + stime) in ms
@@ -497,21 +500,35 @@ bench_fdw_server_sql() {
 # first; bench_time runs each in a session of its own, untimed then timed,
 # and "QUERY UNTIMED_ANSWER TIMED_ANSWER" goes to $WORK/answers.  Where
 # Q_SETUP[QUERY] is set, its pgbench lines (LOAD, SET, ...) start the
-# session, before the untimed run.
+# session, before the untimed run.  Where Q_CPU[QUERY] is set, the line
+# also has the backend's CPU time (bench_cpu_ms, which the database must
+# have) before and after the timed run: a serial query's work, which the
+# other programs of a busy machine lengthen less than its time.
 # shellcheck disable=SC2153 # REPS: the script's
 bench_rounds() {
-	local queries=("$@") nq=$# rep j q
+	local queries=("$@") nq=$# rep j q c0 c1
 	bf_log "timing: $REPS round(s)"
 	: >"$WORK/times"
 	: >"$WORK/answers"
 	for ((rep = 1; rep <= REPS; rep++)); do
 		for ((j = 0; j < nq; j++)); do
 			q=${queries[$(((j + rep) % nq))]}
+			c0='' c1=''
+			if [ -n "${Q_CPU[$q]:-}" ]; then
+				c0=$'\nSELECT bench_cpu_ms() AS c0 \\gset'
+				c1=$'SELECT bench_cpu_ms() AS c1 \\gset\n'
+			fi
 			bench_on_server "$q" bench_time "$q" "${Q_SQL[$q]} \gset" "${Q_SETUP[$q]:+${Q_SETUP[$q]}
-}${Q_SQL[$q]} \gset w_" \
-				"\\shell echo $q :w_v :v >> $WORK/answers"
+}${Q_SQL[$q]} \gset w_$c0" \
+				"$c1\\shell echo $q :w_v :v${c0:+ :c0 :c1} >> $WORK/answers"
 		done
 	done
+}
+
+# bench_cpu_times: "QUERY_cpu|ms", the backend's CPU time of each timed run
+# in bench_rounds of a query whose Q_CPU was set.
+bench_cpu_times() {
+	awk 'NF == 5 { printf "%s_cpu|%.1f\n", $1, $5 - $4 }' "$WORK/answers"
 }
 
 # bench_on_server QUERY COMMAND...: COMMAND with PGHOST and PGPORT of the
@@ -631,13 +648,14 @@ bench_tables() {
 # "NAME|LABEL|SQL" (SQL whose one column is v, for bench_rounds): their
 # names in QUERIES, in order, their labels in Q_NAME and their SQL in
 # Q_SQL, indexed by name; Q_SERVER, empty, is the script's to fill for
-# the queries another server runs (bench_on_server), and Q_SETUP, empty,
-# for the queries whose sessions start with settings (bench_rounds).
+# the queries another server runs (bench_on_server), Q_SETUP, empty, for
+# the queries whose sessions start with settings, and Q_CPU, empty, for
+# those whose backend's CPU time bench_rounds reads too.
 # shellcheck disable=SC2034 # for the script
 bench_queries() {
 	local name label sql
 	QUERIES=()
-	declare -gA Q_NAME=() Q_SQL=() Q_SERVER=() Q_SETUP=()
+	declare -gA Q_NAME=() Q_SQL=() Q_SERVER=() Q_SETUP=() Q_CPU=()
 	while IFS='|' read -r name label sql; do
 		[ -n "$name" ] || continue
 		QUERIES+=("$name")
