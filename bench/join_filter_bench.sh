@@ -77,7 +77,8 @@
 # runs the backend's CPU time too, which the other programs of a busy
 # machine lengthen less than the time; its plans with 2 workers must have
 # a Gather, the serial ones none, and the report ends with EXPLAIN
-# ANALYZE of off and hand, serial.  JIT stays off.
+# ANALYZE of off and hand, serial, with and without TIMING.  JIT stays
+# off.
 #
 # Each time is the second run of the query in a session of its own
 # (bench_time in bench/lib/common.sh), every variant in the same rounds,
@@ -411,11 +412,13 @@ bench_read_stats <(cat "$WORK/times" && bench_cpu_times)
 	echo "== Plans (EXPLAIN VERBOSE, COSTS OFF)"
 	echo
 	cat "$PLANS"
-	if [ -n "$STAR" ]; then
-		for q in star0_off star0_hand; do
-			printf '== %s (%s): EXPLAIN (ANALYZE, COSTS OFF)\n%s\n\n' "$q" "${Q_NAME[$q]}" "$(explain "$q" 'ANALYZE, COSTS OFF')"
+	# with the time of each node, whose clock readings lengthen most the
+	# nodes that pass the most rows, then without it
+	for opts in 'ANALYZE, COSTS OFF' 'ANALYZE, TIMING OFF, COSTS OFF'; do
+		for q in ${STAR:+star0_off star0_hand}; do
+			printf '== %s (%s): EXPLAIN (%s)\n%s\n\n' "$q" "${Q_NAME[$q]}" "$opts" "$(explain "$q" "$opts")"
 		done
-	fi
+	done
 } | tee -a "$REPORT"
 
 bench_finish join_filter_bench join-filter-bench
