@@ -1,0 +1,591 @@
+# test/t/035_join_filter_differential.pl -- bloomfilter.join_filter never
+# changes a result.
+#
+# One cluster reaches its own database through a loopback postgres_fdw
+# server with OPTIONS (extensions 'bloomfilter'): the tables of schema
+# remote_src are foreign tables of public (r_*), beside local tables (l_*).
+# Their rows are random from a seed: NULL keys, duplicates, empty tables,
+# key columns of every integer width, text under the default collation and
+# under "C", a nondeterministic ICU collation where the server has ICU,
+# uuid, bytea, and a pair of columns for composite keys.  The remote tables
+# are larger, the local ones mostly smaller with a small share of the
+# remote keys, so that the planner's cost model adds a filter to many
+# queries.
+#
+# Then about 1,000 queries, generated from the same seed: joins of 2 to 4
+# tables (inner, comma, USING, LEFT, RIGHT, FULL), IN, NOT IN, EXISTS, NOT
+# EXISTS, with conditions on either side, aggregates and DISTINCT, on keys
+# of every kind.  Checked:
+#
+#   1. every query runs with bloomfilter.join_filter = off (the generator
+#      writes valid SQL), and its plan has no bloom_agg then;
+#   2. with = on, every query runs and gives the same rows as with off,
+#      compared as an ordered multiset (count and md5 of the sorted rows);
+#   3. the filter is there, not only allowed: with = on, EXPLAIN (VERBOSE)
+#      shows bloom_agg (which no query has of its own) in at least 15% of
+#      the plans, and at least once in an inner join, an IN, an EXISTS and a
+#      composite key's query;
+#   4. no filter on a scan it would change: the preserved side of a
+#      two-table outer join, either side of a NOT EXISTS or NOT IN, either
+#      side of a join on a nondeterministic collation's key;
+#   5. no server process crashed.
+#
+# A failure names the seed and each failing query's SQL.  BLOOM_TEST_SEED
+# replays another seed; BLOOM_JOINDIFF_QUERIES sets the number of queries;
+# BLOOM_JOINDIFF_DUMP=DIR writes each run's script, output and errors there
+# (off.sql, on.out, on-explain.err, ...).
+use strict;
+use warnings;
+
+use BloomFilter::Test;
+use Test::More;
+
+my $seed = $ENV{BLOOM_TEST_SEED} // 35035;
+my $nqueries = $ENV{BLOOM_JOINDIFF_QUERIES} // 1000;
+note("join-diff: seed $seed (BLOOM_TEST_SEED=$seed replays it), $nqueries queries");
+srand($seed);
+
+my $node = bloom_node('joindiff');
+my $db = 'joindiff';
+
+if ($node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_available_extensions WHERE name = 'postgres_fdw'") ne '1')
+{
+	fail('postgres_fdw is not available in ' . pg_bindir() . ' (contrib)');
+	done_testing();
+	exit;
+}
+
+# UTF8, so that an ICU collation can be made; the default collation a libc
+# one other than "C" where the system has C.UTF-8
+my $locale = $node->safe_psql('postgres',
+	"SELECT COALESCE((SELECT collcollate FROM pg_collation WHERE collname IN ('C.utf8', 'C.UTF-8')
+	                   AND collprovider = 'c' LIMIT 1), 'C')");
+$node->safe_psql('postgres',
+	"CREATE DATABASE $db TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE '$locale' LC_CTYPE '$locale'");
+sub q1 { return $node->safe_psql($db, $_[0]); }
+
+my $icu = q1("SELECT count(*) > 0 FROM pg_collation WHERE collprovider = 'i'") eq 't';
+note("join-diff: default collation $locale; "
+	  . ($icu ? 'ICU: a nondeterministic collation column' : 'no ICU: no nondeterministic column'));
+
+# ---- the tables ------------------------------------------------------------
+#
+# Every table has the same columns: integer keys of three widths, text keys
+# (the default collation, "C", and the nondeterministic one), uuid, bytea,
+# a pair (p1, p2) for composite keys, and v, a payload for conditions.  A
+# key is made from a number n: the remote tables' numbers lie in 1..dom,
+# the local ones' in 1..300 (which every remote table has) with
+# probability `match`, else in 2501..4000, which no remote table has.
+
+my @tables = (
+	{ name => 'r_big',   remote => 1, rows => 5000, dom => 2500 },
+	{ name => 'r_mid',   remote => 1, rows => 3000, dom => 1500 },
+	{ name => 'r_small', remote => 1, rows => 1000, dom => 1000 },
+	{ name => 'r_empty', remote => 1, rows => 0,    dom => 1, weight => 1 },
+	{ name => 'l_tiny',  remote => 0, rows => 20,   match => 0.8 },
+	{ name => 'l_small', remote => 0, rows => 100,  match => 0.5 },
+	{ name => 'l_mid',   remote => 0, rows => 400,  match => 0.25 },
+	# as many keys as the remote tables, all theirs: no filter pays here
+	{ name => 'l_wide',  remote => 0, rows => 3000, match => 1 },
+	{ name => 'l_empty', remote => 0, rows => 0,    weight => 1 },
+);
+# how often a query picks the table, against the others' 4 (an empty
+# table answers little)
+$_->{weight} //= 4 foreach @tables;
+my @remote = grep { $_->{remote} } @tables;
+my @local = grep { !$_->{remote} } @tables;
+
+my $nd_col = $icu ? 'tnd text COLLATE public.nd, ' : '';
+my $columns = "i2 smallint, i4 integer, i8 bigint, t text, tc text COLLATE \"C\", ${nd_col}"
+  . 'u uuid, b bytea, p1 integer, p2 text, v integer';
+
+# a fresh key number of table T
+sub fresh_number
+{
+	my ($t) = @_;
+	return 1 + int(rand($t->{dom})) if $t->{remote};
+	return rand() < $t->{match} ? 1 + int(rand(300)) : 2501 + int(rand(1500));
+}
+
+# one key number of table T for a row whose first key number is $n0, or
+# undef (NULL): most often $n0 itself, so that a query joining on other
+# columns further on still finds rows; else a fresh number or, for
+# duplicates, one of $prev, the column's numbers so far
+sub key_number
+{
+	my ($t, $n0, $prev, $null_share) = @_;
+	return undef if rand() < $null_share;
+	my $n = rand() < 0.7 ? $n0
+	  : @$prev && rand() < 0.3 ? $prev->[ int(rand(@$prev)) ]
+	  : fresh_number($t);
+	push @$prev, $n;
+	return $n;
+}
+
+sub sql_num { return defined $_[0] ? $_[0] : 'NULL'; }
+
+# the rows of T as VALUES: a number for each key column, the case of the
+# text keys (upper-case in a quarter of the rows), the pair, v
+sub table_values
+{
+	my ($t) = @_;
+	my @rows;
+	my %prev;
+	my $nulls = $t->{remote} ? 0.03 : 0.06;
+	for (1 .. $t->{rows})
+	{
+		my $n0 = fresh_number($t);
+		my @n = map { key_number($t, $n0, $prev{$_} //= [], $nulls) } qw(i2 i4 i8 t tc nd u b);
+		my @case = map { rand() < 0.25 ? 1 : 0 } 1 .. 3;
+		my ($p1, $p2);
+		if ($t->{remote} || rand() < $t->{match})
+		{
+			($p1, $p2) = (1 + int(rand(50)), 1 + int(rand(50)));
+		}
+		else
+		{
+			($p1, $p2) = (51 + int(rand(500)), 1 + int(rand(500)));
+		}
+		$p1 = undef if rand() < $nulls;
+		$p2 = undef if rand() < $nulls;
+		my $v = rand() < 0.04 ? undef : int(rand(100));
+		push @rows, '(' . join(',', map { sql_num($_) } @n, @case, $p1, $p2, $v) . ')';
+	}
+	return @rows;
+}
+
+sub table_fill
+{
+	my ($t, $qualified) = @_;
+	my @rows = table_values($t);
+	return '' unless @rows;
+	my $nd = $icu ? q{CASE WHEN c3 = 1 THEN 'K' ELSE 'k' END || nnd::int, } : '';
+	return qq{
+INSERT INTO $qualified
+SELECT ni2::smallint, ni4::int, ni8::bigint,
+       CASE WHEN c1 = 1 THEN 'K' ELSE 'k' END || nt::int,
+       CASE WHEN c2 = 1 THEN 'K' ELSE 'k' END || ntc::int, $nd
+       md5('u' || nu::int)::uuid, decode(lpad(to_hex(nb::int), 8, '0'), 'hex'),
+       p1::int, 'p' || p2::int, v::int
+  FROM (VALUES } . join(",\n", @rows) . q{) x(ni2, ni4, ni8, nt, ntc, nnd, nu, nb, c1, c2, c3, p1, p2, v);};
+}
+
+q1("CREATE EXTENSION bloomfilter");
+q1("CREATE COLLATION public.nd (provider = icu, locale = 'und-u-ks-level2', deterministic = false)")
+  if $icu;
+q1("CREATE SCHEMA remote_src");
+foreach my $t (@tables)
+{
+	my $qualified = $t->{remote} ? "remote_src.$t->{name}" : "public.$t->{name}";
+	q1("CREATE TABLE $qualified ($columns);" . table_fill($t, $qualified));
+}
+q1("CREATE EXTENSION postgres_fdw;\n"
+	  . fdw_server_sql('loopback', $node, $db, "extensions 'bloomfilter'"));
+q1("IMPORT FOREIGN SCHEMA remote_src FROM SERVER loopback INTO public");
+q1(join(";\n", 'ANALYZE', map { "ANALYZE public.$_->{name}" } @remote));
+is(q1("SELECT string_agg(c.relname || ':' || c.relkind::text || ':' || c.reltuples::bigint, ' ' ORDER BY c.relname)
+         FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
+        WHERE s.nspname = 'public' AND c.relname ~ '^[rl]_'"),
+	join(' ', map { "$_->{name}:" . ($_->{remote} ? 'f' : 'r') . ":$_->{rows}" }
+		  sort { $a->{name} cmp $b->{name} } @tables),
+	'the foreign and local tables are there, analyzed, with their row counts');
+
+# ---- the queries -------------------------------------------------------------
+
+# key families: the column pairs an equality may join
+my %family_cols = (
+	int   => [qw(i2 i4 i8)],
+	text  => [qw(t tc)],
+	uuid  => ['u'],
+	bytea => ['b'],
+	nd    => ['tnd'],
+);
+my @families = (('int') x 7, ('text') x 4, ('composite') x 3, ('uuid') x 2, ('bytea') x 2,
+	$icu ? ('nd') : ());
+my @out_cols = qw(i2 i4 i8 t tc u b p1 p2 v);
+
+sub pick { return $_[ int(rand(@_)) ]; }
+sub rnd { my ($lo, $hi) = @_; return $lo + int(rand($hi - $lo + 1)); }
+
+# key_pairs(FAMILY): the column pairs [x column, y column] of an equality
+sub key_pairs
+{
+	my ($family) = @_;
+	return ([ 'p1', 'p1' ], [ 'p2', 'p2' ]) if $family eq 'composite';
+	my $cols = $family_cols{$family};
+	return ([ pick(@$cols), pick(@$cols) ]);
+}
+
+# key_eq(X, Y, PAIRS): X's and Y's columns equal, in random order
+sub key_eq
+{
+	my ($x, $y, @pairs) = @_;
+	@pairs = reverse @pairs if rand() < 0.3;
+	return join(' AND ',
+		map { rand() < 0.5 ? "$x.$_->[0] = $y.$_->[1]" : "$y.$_->[1] = $x.$_->[0]" } @pairs);
+}
+
+# the tags of a key equality: its family, and whether integers of two
+# widths meet
+sub key_tags
+{
+	my ($family, @pairs) = @_;
+	my @tags = ($family);
+	push @tags, 'int-widths' if $family eq 'int' && $pairs[0][0] ne $pairs[0][1];
+	return @tags;
+}
+
+# cond(A): a condition on alias A alone
+sub cond
+{
+	my ($a) = @_;
+	my @c = (
+		sub { "$a.v < " . rnd(10, 90) },
+		sub { "$a.v % " . rnd(2, 5) . ' = ' . rnd(0, 1) },
+		sub { "($a.v < " . rnd(5, 30) . " OR $a.v > " . rnd(60, 95) . ')' },
+		sub { "abs($a.v - 50) < " . rnd(10, 40) },
+		sub { "$a.i4 IS NOT NULL" },
+		sub { "$a.t LIKE 'k" . rnd(1, 9) . "%'" },
+		sub { "lower($a.t) LIKE 'k" . rnd(1, 9) . "%'" },
+		sub { "length($a.tc) = " . rnd(2, 5) },
+		sub { "($a.i8 > " . rnd(100, 2000) . " OR $a.t LIKE 'K%')" },
+		sub { "coalesce($a.i2, 0) < " . rnd(100, 3000) },
+		sub { "$a.u IS NOT NULL" },
+		sub { my $lo = rnd(1, 40); "$a.p1 BETWEEN $lo AND " . ($lo + rnd(5, 30)) },
+		sub { "length($a.b) = 4" },
+		sub { "upper($a.tc) <> 'K" . rnd(1, 99) . "'" },
+		sub { "$a.v IN (" . join(', ', map { rnd(0, 99) } 1 .. 5) . ')' },
+		sub { "NOT ($a.v > " . rnd(20, 80) . ')' },
+		sub { "($a.v < " . rnd(10, 50) . " OR $a.i4 IS NULL)" },
+		sub { "$a.i8 % 7 <> 0" },
+	);
+	return pick(@c)->();
+}
+
+# cross_cond(A, B): a condition on two aliases
+sub cross_cond
+{
+	my ($a, $b) = @_;
+	return pick("$a.v <= $b.v", "($a.v < 50 OR $b.v > 20)", "$a.p1 IS DISTINCT FROM $b.p1",
+		"coalesce($a.i4, 0) + coalesce($b.i4, 0) > " . rnd(100, 3000));
+}
+
+# select_list(ALIASES): the select list and the GROUP BY (or '')
+sub select_list
+{
+	my @aliases = @_;
+	my $r = rand();
+	my $col = sub { pick(@aliases) . '.' . pick(@out_cols) };
+	if ($r < 0.55)
+	{
+		my $i = 0;
+		return (join(', ', map { $col->() . ' AS c' . $i++ } 1 .. rnd(1, 3)), '');
+	}
+	if ($r < 0.7)
+	{
+		my $a = pick(@aliases);
+		return ("count(*) AS n, sum($a.v) AS s, count($a.i4) AS c", '');
+	}
+	if ($r < 0.82)
+	{
+		my $g = $col->();
+		return ("$g AS g, count(*) AS n", "GROUP BY $g");
+	}
+	my $i = 0;
+	return ('DISTINCT ' . join(', ', map { $col->() . ' AS d' . $i++ } 1 .. rnd(1, 2)), '');
+}
+
+sub pick_table
+{
+	my ($kind) = @_;
+	my @from = $kind eq 'remote' ? @remote : $kind eq 'local' ? @local : @tables;
+	return pick(map { ($_) x $_->{weight} } @from)->{name};
+}
+
+# where(CONDS): the WHERE clause of CONDS, or ''
+sub where { return @_ ? 'WHERE ' . join(' AND ', @_) : ''; }
+
+# a join of 2 to 4 tables: returns the query's hash (sql, tags, forbid)
+sub join_query
+{
+	my $n = pick(2, 2, 2, 3, 3, 4);
+	my @t;
+	if (rand() < 0.8)
+	{
+		# a local and a remote table at least, in either order
+		@t = rand() < 0.5 ? (pick_table('local'), pick_table('remote'))
+		  : (pick_table('remote'), pick_table('local'));
+		push @t, pick_table('any') while @t < $n;
+	}
+	else
+	{
+		@t = map { pick_table('any') } 1 .. $n;
+	}
+	my @aliases = map { "a$_" } 1 .. $n;
+	my $style = pick(qw(inner inner inner inner comma comma using left left right full));
+	my (@tags, @where, %refs);
+	my $from = "$t[0] a1";
+	my $used_using = 0;
+	for my $k (2 .. $n)
+	{
+		my $x = $aliases[ int(rand($k - 1)) ];
+		my $y = "a$k";
+		my $family = pick(@families);
+		my @pairs = key_pairs($family);
+		push @tags, key_tags($family, @pairs);
+		my $eq = key_eq($x, $y, @pairs);
+		if ($style eq 'comma')
+		{
+			$from .= ", $t[$k - 1] $y";
+			push @where, $eq;
+			next;
+		}
+		my $jt = $style eq 'inner' || $style eq 'using' ? 'JOIN'
+		  : $k == 2 ? uc($style) . ' JOIN'
+		  : pick('JOIN', 'LEFT JOIN', 'RIGHT JOIN', 'FULL JOIN');
+		if ($style eq 'using' && $k == 2 && $family ne 'nd'
+			&& ($family eq 'composite' || $pairs[0][0] eq $pairs[0][1]))
+		{
+			$from .= " $jt $t[$k - 1] $y USING (" . join(', ', map { $_->[0] } @pairs) . ')';
+			$used_using = 1;
+			next;
+		}
+		my $on = $eq;
+		$on .= ' AND ' . cond(pick($x, $y)) if rand() < 0.2;
+		$on .= ' AND ' . cross_cond($x, $y) if rand() < 0.1;
+		$from .= " $jt $t[$k - 1] $y ON $on";
+	}
+	for (1 .. pick(0, 0, 1, 1, 2, 3))
+	{
+		my $a = pick(@aliases);
+		$refs{$a} = 1;
+		push @where, cond($a);
+	}
+	if ($n > 1 && rand() < 0.1)
+	{
+		my ($a, $b) = (pick(@aliases), pick(@aliases));
+		@refs{ $a, $b } = (1, 1);
+		push @where, cross_cond($a, $b);
+	}
+	my ($sel, $group) = select_list(@aliases);
+	my %q = (sql => "SELECT $sel FROM $from " . where(@where) . " $group",
+		tags => [ $style eq 'using' && !$used_using ? 'inner' : $style, @tags ], forbid => {});
+	# the preserved side of a two-table outer join, which no WHERE
+	# condition on the other side turns into an inner join
+	if ($n == 2)
+	{
+		$q{forbid}{a1} = 'the preserved side of a LEFT JOIN' if $style eq 'left' && !$refs{a2};
+		$q{forbid}{a2} = 'the preserved side of a RIGHT JOIN' if $style eq 'right' && !$refs{a1};
+		%{ $q{forbid} } = (a1 => 'a side of a FULL JOIN', a2 => 'a side of a FULL JOIN')
+		  if $style eq 'full' && !%refs;
+		%{ $q{forbid} } = (a1 => 'a nondeterministic key', a2 => 'a nondeterministic key')
+		  if $tags[0] eq 'nd';
+	}
+	return \%q;
+}
+
+# a semi or anti join: [NOT] IN, [NOT] EXISTS; the outer side one table,
+# or two joined
+sub sub_query
+{
+	my $form = pick(qw(in in in exists exists exists notin notin notexists notexists));
+	my $r = rand();
+	my ($outer, $inner) = $r < 0.6 ? (pick_table('remote'), pick_table('local'))
+	  : $r < 0.85 ? (pick_table('local'), pick_table('remote'))
+	  : (pick_table('any'), pick_table('any'));
+	my $family = pick(@families);
+	my @pairs = key_pairs($family);
+	my @tags = ($form, key_tags($family, @pairs));
+	my @aliases = ('a1');
+	my $from = "$outer a1";
+	if (rand() < 0.15)
+	{
+		# the outer side a join of two
+		my $f2 = pick(@families);
+		my @p2 = key_pairs($f2);
+		$from .= ' JOIN ' . pick_table('any') . ' a2 ON ' . key_eq('a1', 'a2', @p2);
+		push @aliases, 'a2';
+		push @tags, key_tags($f2, @p2);
+	}
+	my $x = pick(@aliases);
+	my @sub_where = map { cond('s1') } 1 .. pick(0, 1, 1, 2);
+	# a NULL key in NOT IN's subquery leaves no row: often keep them out
+	push @sub_where, map { "s1.$_->[1] IS NOT NULL" } @pairs if $form eq 'notin' && rand() < 0.5;
+	my $test;
+	if ($form eq 'in' || $form eq 'notin')
+	{
+		my ($l, $r) = (join(', ', map { "$x.$_->[0]" } @pairs), join(', ', map { "s1.$_->[1]" } @pairs));
+		$l = "($l)" if @pairs > 1;
+		$test = ($form eq 'notin' ? 'NOT ' : '') . "$l IN (SELECT $r FROM $inner s1 " . where(@sub_where) . ')';
+	}
+	else
+	{
+		push @sub_where, cross_cond('s1', $x) if rand() < 0.1;
+		$test = ($form eq 'notexists' ? 'NOT ' : '') . "EXISTS (SELECT 1 FROM $inner s1 "
+		  . where(key_eq($x, 's1', @pairs), @sub_where) . ')';
+	}
+	my @where = ($test, map { cond(pick(@aliases)) } 1 .. pick(0, 0, 1, 2));
+	@where = reverse @where if rand() < 0.3;
+	my ($sel, $group) = select_list(@aliases);
+	my %q = (sql => "SELECT $sel FROM $from " . where(@where) . " $group", tags => \@tags, forbid => {});
+	if (@aliases == 1)
+	{
+		%{ $q{forbid} } = (a1 => 'the outer side of an anti join', s1 => 'the inner side of an anti join')
+		  if $form eq 'notin' || $form eq 'notexists';
+		%{ $q{forbid} } = (a1 => 'a nondeterministic key', s1 => 'a nondeterministic key')
+		  if $family eq 'nd';
+	}
+	return \%q;
+}
+
+my @queries = map { rand() < 0.6 ? join_query() : sub_query() } 1 .. $nqueries;
+$_->{sql} =~ s/ +/ /g foreach @queries;
+$_->{sql} =~ s/ $// foreach @queries;
+
+# ---- the runs ------------------------------------------------------------------
+
+# the script of a run with the setting on or off: each query's count and
+# md5 of its sorted rows, a line "Q<i>|count|md5"; with EXPLAIN, each
+# query's plan after a line "@@Q<i>"
+sub script
+{
+	my ($setting, $explain) = @_;
+	my $s = "SET statement_timeout = '60s';\nLOAD 'bloomfilter';\n"
+	  . "SET bloomfilter.join_filter = $setting;\n"
+	  . "SELECT 'GUC|' || coalesce(current_setting('bloomfilter.join_filter', true), '<none>');\n";
+	for my $i (0 .. $#queries)
+	{
+		my $sql = $queries[$i]{sql};
+		$s .= $explain ? "\\echo \@\@Q$i\nEXPLAIN (VERBOSE, COSTS OFF) $sql;\n"
+		  : "SELECT 'Q$i', count(*), md5(string_agg(t::text, '|' ORDER BY t::text)) FROM ($sql) t;\n";
+	}
+	return $s;
+}
+
+# run(SETTING, EXPLAIN): the setting psql shows, a hash of each query's
+# answer (or plan), and psql's stderr
+sub run
+{
+	my ($setting, $explain) = @_;
+	my ($out, $err) = ('', '');
+	my $script = script($setting, $explain);
+	$node->psql($db, $script, stdout => \$out, stderr => \$err, on_error_stop => 0);
+	if (my $dir = $ENV{BLOOM_JOINDIFF_DUMP})
+	{
+		my $name = "$dir/$setting" . ($explain ? '-explain' : '');
+		foreach (['sql', $script], ['out', $out], ['err', $err])
+		{
+			open my $fh, '>', "$name.$_->[0]" or die "$name.$_->[0]: $!";
+			print $fh $_->[1];
+			close $fh;
+		}
+	}
+	my ($guc) = $out =~ /^GUC\|(.*)$/m;
+	# after a crash, the next run waits until the server is back
+	$node->poll_query_until($db, 'SELECT true');
+	my %res;
+	if ($explain)
+	{
+		my $cur;
+		foreach (split /\n/, $out)
+		{
+			if (/^\@\@Q(\d+)$/) { $cur = $1; $res{$cur} = ''; }
+			elsif (defined $cur) { $res{$cur} .= "$_\n"; }
+		}
+		delete $res{$_} foreach grep { $res{$_} eq '' } keys %res;
+	}
+	else
+	{
+		$res{$1} = $2 while $out =~ /^Q(\d+)\|(.*)$/mg;
+	}
+	return ($guc // '<psql failed>', \%res, $err);
+}
+
+# why(I, SETTING): query I's error with SETTING, run alone
+sub why
+{
+	my ($i, $setting) = @_;
+	my ($out, $err) = ('', '');
+	$node->psql($db, "LOAD 'bloomfilter'; SET bloomfilter.join_filter = $setting; $queries[$i]{sql}",
+		stdout => \$out, stderr => \$err, on_error_stop => 1);
+	$err =~ s/\s+$//;
+	return $err eq '' ? '(no error when run alone)' : $err;
+}
+
+sub replay { return "Q$_[0] (seed $seed): $queries[$_[0]]{sql}"; }
+
+my $log_offset = -s $node->logfile;
+my $t0 = time;
+my ($guc_off, $off, $off_err) = run('off', 0);
+my ($guc_on, $on, $on_err) = run('on', 0);
+my (undef, $plan_off) = run('off', 1);
+my (undef, $plan_on) = run('on', 1);
+note('join-diff: ' . (time - $t0) . ' s for the four runs of ' . scalar(@queries) . ' queries');
+
+is($guc_on, 'on', 'bloomfilter.join_filter exists and is on in the run with it on');
+
+my @off_fail = grep { !exists $off->{$_} } 0 .. $#queries;
+ok(!@off_fail, 'every query runs with bloomfilter.join_filter = off')
+  || diag(join("\n", map { replay($_) . "\n  " . why($_, 'off') } @off_fail[ 0 .. ($#off_fail < 4 ? $#off_fail : 4) ]));
+
+my (@differ, @on_fail);
+for my $i (0 .. $#queries)
+{
+	next unless exists $off->{$i};
+	if (!exists $on->{$i}) { push @on_fail, $i; }
+	elsif ($on->{$i} ne $off->{$i}) { push @differ, $i; }
+}
+ok(!@on_fail, 'every query that runs with the setting off runs with it on')
+  || diag(join("\n", map { replay($_) . "\n  " . why($_, 'on') } @on_fail[ 0 .. ($#on_fail < 9 ? $#on_fail : 9) ])
+	  . (@on_fail > 10 ? "\n... and " . (@on_fail - 10) . ' more' : ''));
+ok(!@differ, 'every query gives the same rows with bloomfilter.join_filter on and off')
+  || diag(join("\n", map { replay($_) . "\n  off: $off->{$_}\n  on:  $on->{$_}" } @differ));
+
+my @off_filtered = grep { ($plan_off->{$_} // '') =~ /bloom_agg/ } 0 .. $#queries;
+ok(!@off_filtered, 'with the setting off, no plan has a filter')
+  || diag(join("\n", map { replay($_) } @off_filtered[ 0 .. ($#off_filtered < 4 ? $#off_filtered : 4) ]));
+my @no_plan = grep { exists $off->{$_} && !exists $plan_on->{$_} } 0 .. $#queries;
+ok(!@no_plan, 'every query has a plan with the setting on')
+  || diag(join("\n", map { replay($_) } @no_plan[ 0 .. ($#no_plan < 4 ? $#no_plan : 4) ]));
+
+# the filters, by form and key
+my (%by_tag, %tagged, @filtered);
+for my $i (0 .. $#queries)
+{
+	my $got = ($plan_on->{$i} // '') =~ /bloom_agg/ ? 1 : 0;
+	push @filtered, $i if $got;
+	my %seen;
+	foreach my $tag (grep { !$seen{$_}++ } @{ $queries[$i]{tags} })
+	{
+		$tagged{$tag}++;
+		$by_tag{$tag} += $got;
+	}
+}
+note(sprintf('join-diff: %d of %d queries got a filter; by form and key: %s', scalar(@filtered),
+		scalar(@queries), join(', ', map { "$_ " . ($by_tag{$_} // 0) . "/$tagged{$_}" } sort keys %tagged)));
+ok(@filtered >= 0.15 * @queries, 'at least 15% of the queries got a filter')
+  || diag(scalar(@filtered) . ' of ' . scalar(@queries));
+foreach my $tag (qw(inner in exists composite))
+{
+	ok(($by_tag{$tag} // 0) > 0, "at least one query of the form or key '$tag' got a filter")
+	  || diag("0 of " . ($tagged{$tag} // 0));
+}
+
+# the scans a filter would change
+my ($checked, @wrong) = (0);
+for my $i (0 .. $#queries)
+{
+	my $forbid = $queries[$i]{forbid};
+	next unless %$forbid && defined $plan_on->{$i};
+	$checked++;
+	my %filtered = map { $_ => 1 } plan_scans_matching($plan_on->{$i}, qr/<~|~>|bloom_may_contain/);
+	push @wrong, map { replay($i) . "\n  a filter on $_, $forbid->{$_}" } grep { $filtered{$_} } sort keys %$forbid;
+}
+note("join-diff: $checked queries with a scan that must keep every row");
+ok(!@wrong, 'no filter on the preserved side of an outer join, either side of an anti join, or a nondeterministic key')
+  || diag(join("\n", @wrong));
+
+is(crash_lines($node, $log_offset), '', 'no server process crashed');
+
+done_testing();
