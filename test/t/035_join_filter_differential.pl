@@ -306,6 +306,19 @@ sub pick_table
 # where(CONDS): the WHERE clause of CONDS, or ''
 sub where { return @_ ? 'WHERE ' . join(' AND ', @_) : ''; }
 
+# table_ref(TABLE, ALIAS, TAGS): TABLE as ALIAS, most often itself, else a
+# subquery with a condition, which the planner pulls up, or with OFFSET 0,
+# which it keeps as a subquery (its scan's alias ALIAS followed by "i")
+sub table_ref
+{
+	my ($table, $alias, $tags) = @_;
+	my $r = rand();
+	return "$table $alias" if $r < 0.85;
+	push @$tags, 'derived';
+	return "(SELECT * FROM $table ${alias}i WHERE " . cond("${alias}i")
+	  . ($r < 0.95 ? '' : ' OFFSET 0') . ") $alias";
+}
+
 # a join of 2 to 4 tables: returns the query's hash (sql, tags, forbid)
 sub join_query
 {
@@ -323,38 +336,60 @@ sub join_query
 		@t = map { pick_table('any') } 1 .. $n;
 	}
 	my @aliases = map { "a$_" } 1 .. $n;
-	my $style = pick(qw(inner inner inner inner comma comma using left left right full));
+	my $style = pick(qw(inner inner inner inner comma comma using left left right full nested));
+	$style = 'inner' if $style eq 'nested' && $n < 3;
 	my (@tags, @where, %refs);
-	my $from = "$t[0] a1";
-	my $used_using = 0;
-	for my $k (2 .. $n)
-	{
-		my $x = $aliases[ int(rand($k - 1)) ];
-		my $y = "a$k";
+	my @refs = map { table_ref($t[$_ - 1], "a$_", \@tags) } 1 .. $n;
+	# the equality joining Y to X: its SQL, and its key's tags
+	my $join_eq = sub {
+		my ($x, $y) = @_;
 		my $family = pick(@families);
 		my @pairs = key_pairs($family);
 		push @tags, key_tags($family, @pairs);
-		my $eq = key_eq($x, $y, @pairs);
+		return (key_eq($x, $y, @pairs), $family, @pairs);
+	};
+	# the ON clause: the equality, sometimes with a condition
+	my $on = sub {
+		my ($x, $y, $eq) = @_;
+		$eq .= ' AND ' . cond(pick($x, $y)) if rand() < 0.2;
+		$eq .= ' AND ' . cross_cond($x, $y) if rand() < 0.1;
+		return "ON $eq";
+	};
+	my $from = $refs[0];
+	my $used_using = 0;
+	my $k = 2;
+	if ($style eq 'nested')
+	{
+		# a1 joined to a join of a2 and a3
+		my ($inner_eq) = $join_eq->('a2', 'a3');
+		my ($outer_eq) = $join_eq->('a1', pick('a2', 'a3'));
+		$from .= ' ' . pick('JOIN', 'LEFT JOIN', 'RIGHT JOIN', 'FULL JOIN') . " ($refs[1] "
+		  . pick('JOIN', 'LEFT JOIN') . " $refs[2] " . $on->('a2', 'a3', $inner_eq) . ') '
+		  . $on->('a1', 'a2', $outer_eq);
+		$k = 4;
+	}
+	for (; $k <= $n; $k++)
+	{
+		my $x = $aliases[ int(rand($k - 1)) ];
+		my $y = "a$k";
+		my ($eq, $family, @pairs) = $join_eq->($x, $y);
 		if ($style eq 'comma')
 		{
-			$from .= ", $t[$k - 1] $y";
+			$from .= ", $refs[$k - 1]";
 			push @where, $eq;
 			next;
 		}
-		my $jt = $style eq 'inner' || $style eq 'using' ? 'JOIN'
+		my $jt = $style eq 'inner' || $style eq 'using' || $style eq 'nested' ? 'JOIN'
 		  : $k == 2 ? uc($style) . ' JOIN'
 		  : pick('JOIN', 'LEFT JOIN', 'RIGHT JOIN', 'FULL JOIN');
 		if ($style eq 'using' && $k == 2 && $family ne 'nd'
 			&& ($family eq 'composite' || $pairs[0][0] eq $pairs[0][1]))
 		{
-			$from .= " $jt $t[$k - 1] $y USING (" . join(', ', map { $_->[0] } @pairs) . ')';
+			$from .= " $jt $refs[$k - 1] USING (" . join(', ', map { $_->[0] } @pairs) . ')';
 			$used_using = 1;
 			next;
 		}
-		my $on = $eq;
-		$on .= ' AND ' . cond(pick($x, $y)) if rand() < 0.2;
-		$on .= ' AND ' . cross_cond($x, $y) if rand() < 0.1;
-		$from .= " $jt $t[$k - 1] $y ON $on";
+		$from .= " $jt $refs[$k - 1] " . $on->($x, $y, $eq);
 	}
 	for (1 .. pick(0, 0, 1, 1, 2, 3))
 	{
@@ -362,7 +397,7 @@ sub join_query
 		$refs{$a} = 1;
 		push @where, cond($a);
 	}
-	if ($n > 1 && rand() < 0.1)
+	if (rand() < 0.1)
 	{
 		my ($a, $b) = (pick(@aliases), pick(@aliases));
 		@refs{ $a, $b } = (1, 1);
@@ -380,7 +415,7 @@ sub join_query
 		%{ $q{forbid} } = (a1 => 'a side of a FULL JOIN', a2 => 'a side of a FULL JOIN')
 		  if $style eq 'full' && !%refs;
 		%{ $q{forbid} } = (a1 => 'a nondeterministic key', a2 => 'a nondeterministic key')
-		  if $tags[0] eq 'nd';
+		  if grep { $_ eq 'nd' } @tags;
 	}
 	return \%q;
 }
@@ -398,13 +433,14 @@ sub sub_query
 	my @pairs = key_pairs($family);
 	my @tags = ($form, key_tags($family, @pairs));
 	my @aliases = ('a1');
-	my $from = "$outer a1";
+	my $from = table_ref($outer, 'a1', \@tags);
+	my $inner_ref = table_ref($inner, 's1', \@tags);
 	if (rand() < 0.15)
 	{
 		# the outer side a join of two
 		my $f2 = pick(@families);
 		my @p2 = key_pairs($f2);
-		$from .= ' JOIN ' . pick_table('any') . ' a2 ON ' . key_eq('a1', 'a2', @p2);
+		$from .= ' JOIN ' . table_ref(pick_table('any'), 'a2', \@tags) . ' ON ' . key_eq('a1', 'a2', @p2);
 		push @aliases, 'a2';
 		push @tags, key_tags($f2, @p2);
 	}
@@ -417,12 +453,12 @@ sub sub_query
 	{
 		my ($l, $r) = (join(', ', map { "$x.$_->[0]" } @pairs), join(', ', map { "s1.$_->[1]" } @pairs));
 		$l = "($l)" if @pairs > 1;
-		$test = ($form eq 'notin' ? 'NOT ' : '') . "$l IN (SELECT $r FROM $inner s1 " . where(@sub_where) . ')';
+		$test = ($form eq 'notin' ? 'NOT ' : '') . "$l IN (SELECT $r FROM $inner_ref " . where(@sub_where) . ')';
 	}
 	else
 	{
 		push @sub_where, cross_cond('s1', $x) if rand() < 0.1;
-		$test = ($form eq 'notexists' ? 'NOT ' : '') . "EXISTS (SELECT 1 FROM $inner s1 "
+		$test = ($form eq 'notexists' ? 'NOT ' : '') . "EXISTS (SELECT 1 FROM $inner_ref "
 		  . where(key_eq($x, 's1', @pairs), @sub_where) . ')';
 	}
 	my @where = ($test, map { cond(pick(@aliases)) } 1 .. pick(0, 0, 1, 2));
@@ -579,7 +615,8 @@ for my $i (0 .. $#queries)
 	my $forbid = $queries[$i]{forbid};
 	next unless %$forbid && defined $plan_on->{$i};
 	$checked++;
-	my %filtered = map { $_ => 1 } plan_scans_matching($plan_on->{$i}, qr/<~|~>|bloom_may_contain/);
+	# a subquery's scan of table_ref is named after its alias and "i"
+	my %filtered = map { s/i$//r => 1 } plan_scans_matching($plan_on->{$i}, qr/<~|~>|bloom_may_contain/);
 	push @wrong, map { replay($i) . "\n  a filter on $_, $forbid->{$_}" } grep { $filtered{$_} } sort keys %$forbid;
 }
 note("join-diff: $checked queries with a scan that must keep every row");
