@@ -20,7 +20,8 @@
 #   1. every query runs with bloomfilter.join_filter = off (the generator
 #      writes valid SQL), and its plan has no bloom_agg then;
 #   2. with = on, every query runs and gives the same rows as with off,
-#      compared as an ordered multiset (count and md5 of the sorted rows);
+#      compared as a multiset (count and md5 of the sorted rows; each query
+#      runs as it is, at the top level, where the planner's hook looks);
 #   3. the filter is there, not only allowed: with = on, EXPLAIN (VERBOSE)
 #      shows bloom_agg (which no query has of its own) in at least 15% of
 #      the plans, and at least once in an inner join, an IN, an EXISTS and a
@@ -38,6 +39,7 @@ use strict;
 use warnings;
 
 use BloomFilter::Test;
+use Digest::MD5 qw(md5_hex);
 use Test::More;
 
 my $seed = $ENV{BLOOM_TEST_SEED} // 35035;
@@ -481,26 +483,28 @@ $_->{sql} =~ s/ $// foreach @queries;
 
 # ---- the runs ------------------------------------------------------------------
 
-# the script of a run with the setting on or off: each query's count and
-# md5 of its sorted rows, a line "Q<i>|count|md5"; with EXPLAIN, each
-# query's plan after a line "@@Q<i>"
+# the script of a run with the setting on or off: each query as it is
+# (the planner's hook sees only a statement's top level: wrapped in a
+# subquery that counts its rows, no query would get a filter), or its
+# EXPLAIN, between a line "@@Q<i>" and a line "@@E <whether it failed>"
 sub script
 {
 	my ($setting, $explain) = @_;
 	my $s = "SET statement_timeout = '60s';\nLOAD 'bloomfilter';\n"
 	  . "SET bloomfilter.join_filter = $setting;\n"
-	  . "SELECT 'GUC|' || coalesce(current_setting('bloomfilter.join_filter', true), '<none>');\n";
+	  . "SELECT 'GUC|' || coalesce(current_setting('bloomfilter.join_filter', true), '<none>');\n"
+	  . "\\pset null '<NULL>'\n";
 	for my $i (0 .. $#queries)
 	{
-		my $sql = $queries[$i]{sql};
-		$s .= $explain ? "\\echo \@\@Q$i\nEXPLAIN (VERBOSE, COSTS OFF) $sql;\n"
-		  : "SELECT 'Q$i', count(*), md5(string_agg(t::text, '|' ORDER BY t::text)) FROM ($sql) t;\n";
+		$s .= "\\echo \@\@Q$i\n" . ($explain ? 'EXPLAIN (VERBOSE, COSTS OFF) ' : '')
+		  . "$queries[$i]{sql};\n\\echo \@\@E :ERROR\n";
 	}
 	return $s;
 }
 
 # run(SETTING, EXPLAIN): the setting psql shows, a hash of each query's
-# answer (or plan), and psql's stderr
+# answer (its row count and the md5 of its sorted rows) or plan, and
+# psql's stderr; a query that failed has none
 sub run
 {
 	my ($setting, $explain) = @_;
@@ -520,20 +524,23 @@ sub run
 	my ($guc) = $out =~ /^GUC\|(.*)$/m;
 	# after a crash, the next run waits until the server is back
 	$node->poll_query_until($db, 'SELECT true');
-	my %res;
-	if ($explain)
+	my (%res, $cur, @lines);
+	foreach (split /\n/, $out)
 	{
-		my $cur;
-		foreach (split /\n/, $out)
+		if (/^\@\@Q(\d+)$/)
 		{
-			if (/^\@\@Q(\d+)$/) { $cur = $1; $res{$cur} = ''; }
-			elsif (defined $cur) { $res{$cur} .= "$_\n"; }
+			($cur, @lines) = ($1);
 		}
-		delete $res{$_} foreach grep { $res{$_} eq '' } keys %res;
-	}
-	else
-	{
-		$res{$1} = $2 while $out =~ /^Q(\d+)\|(.*)$/mg;
+		elsif (defined $cur && /^\@\@E (\w+)$/)
+		{
+			$res{$cur} = $explain ? join("\n", @lines) : scalar(@lines) . '|' . md5_hex(join("\n", sort @lines))
+			  if $1 eq 'false';
+			undef $cur;
+		}
+		elsif (defined $cur)
+		{
+			push @lines, $_;
+		}
 	}
 	return ($guc // '<psql failed>', \%res, $err);
 }
