@@ -504,6 +504,11 @@ sub sub_query
 	my ($outer, $inner) = $r < 0.6 ? (pick_table('remote'), pick_table('local'))
 	  : $r < 0.85 ? (pick_table('local'), pick_table('remote'))
 	  : (pick_table('any'), pick_table('any'));
+	# an EXISTS that cannot be a semi join runs once an outer row (and a
+	# remote query each time): small tables then, to keep the test short
+	my $tail = $form =~ /^exists|^notexists/ && rand() < 0.1 ? pick(' OFFSET 1', ' LIMIT 1', ' HAVING count(*) > 1') : '';
+	($outer, $inner) = (pick(qw(r_small r_empty l_small l_mid)), pick(qw(l_tiny l_small l_mid l_empty)))
+	  if $tail ne '' || $form eq 'exists-or' || $form eq 'exists-agg';
 	my $family = pick(@families);
 	# an explicit collation on the outer side: a subquery's column keeps
 	# none (it would conflict with the other side's)
@@ -561,10 +566,8 @@ sub sub_query
 		push @sub_where, cross_cond('s1', $x) if rand() < 0.1;
 		my $eq = key_eq($x, 's1', @pairs);
 		my $what = '1';
-		my $tail = '';
 		if ($form eq 'exists-or') { $eq = "($eq OR s1.v = " . rnd(0, 99) . ')'; }
 		elsif ($form eq 'exists-agg') { $what = 'count(*)'; }
-		elsif (rand() < 0.1) { $tail = pick(' OFFSET 1', ' LIMIT 1', ' HAVING count(*) > 1'); }
 		$test = ($form eq 'notexists' ? 'NOT ' : '') . "EXISTS (SELECT $what FROM $inner_ref "
 		  . where($eq, @sub_where) . "$tail)";
 	}
@@ -584,7 +587,8 @@ sub sub_query
 	return \%q;
 }
 
-# prepared(Q, I): Q as a prepared statement, where one of its conditions
+# prepared(Q, I): Q as a prepared statement (its "prepare", the statements
+# that go before it), where one of its conditions
 # has a number that can be its parameter, run with that number in a
 # generic plan
 sub prepared
@@ -605,6 +609,17 @@ for my $i (0 .. $#queries)
 	$queries[$i]{sql} =~ s/ +/ /g;
 	$queries[$i]{sql} =~ s/ $//;
 	prepared($queries[$i], $i) if rand() < 0.08;
+	# other plans for the same query: parallel ones (the filter's
+	# aggregate too), or joins without hashing, or without nested loops
+	my $r = rand();
+	my @set = $r < 0.08 ? ('parallel_setup_cost = 0', 'parallel_tuple_cost = 0',
+		'min_parallel_table_scan_size = 0', 'max_parallel_workers_per_gather = 2')
+	  : $r < 0.12 ? ('enable_hashjoin = off', 'enable_mergejoin = off')
+	  : $r < 0.16 ? ('enable_nestloop = off') : ();
+	next unless @set;
+	$queries[$i]{prepare} = join('', map { "SET $_;\n" } @set) . ($queries[$i]{prepare} // '');
+	$queries[$i]{reset} = join('', map { 'RESET ' . s/ =.*//r . ";\n" } @set);
+	push @{ $queries[$i]{tags} }, $r < 0.08 ? 'parallel' : $r < 0.12 ? 'no-hash' : 'no-nestloop';
 }
 
 # ---- the runs ------------------------------------------------------------------
@@ -623,7 +638,7 @@ sub script
 	for my $i (0 .. $#queries)
 	{
 		$s .= ($queries[$i]{prepare} // '') . "\\echo \@\@Q$i\n" . ($explain ? 'EXPLAIN (VERBOSE, COSTS OFF) ' : '')
-		  . "$queries[$i]{sql};\n\\echo \@\@E :ERROR\n";
+		  . "$queries[$i]{sql};\n\\echo \@\@E :ERROR\n" . ($queries[$i]{reset} // '');
 	}
 	return $s;
 }
