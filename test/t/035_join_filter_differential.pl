@@ -3,19 +3,26 @@
 #
 # One cluster reaches its own database through a loopback postgres_fdw
 # server with OPTIONS (extensions 'bloomfilter'): the tables of schema
-# remote_src are foreign tables of public (r_*), beside local tables (l_*).
-# Their rows are random from a seed: NULL keys, duplicates, empty tables,
-# key columns of every integer width, text under the default collation and
-# under "C", a nondeterministic ICU collation where the server has ICU,
-# uuid, bytea, and a pair of columns for composite keys.  The remote tables
-# are larger, the local ones mostly smaller with a small share of the
-# remote keys, so that the planner's cost model adds a filter to many
-# queries.
+# remote_src are foreign tables of public (r_*), and again foreign tables of
+# a server without the option (p_*), beside local tables (l_*: plain, one
+# partitioned, a materialized view, one never analyzed).  Their rows are
+# random from a seed: NULL keys, duplicates, empty tables, keys of every
+# integer width and a domain over bigint, text under the default collation
+# and under "C", varchar, char(8), a nondeterministic ICU collation where
+# the server has ICU, uuid, bytea, and a pair of columns for composite
+# keys.  The remote tables are larger, the local ones mostly smaller with a
+# small share of the remote keys, so that the planner's cost model adds a
+# filter to many queries.
 #
-# Then about 1,000 queries, generated from the same seed: joins of 2 to 4
-# tables (inner, comma, USING, LEFT, RIGHT, FULL), IN, NOT IN, EXISTS, NOT
-# EXISTS, with conditions on either side, aggregates and DISTINCT, on keys
-# of every kind.  Checked:
+# Then 1,000 queries, generated from the same seed: joins of 2 to 4 tables
+# (inner, comma, USING, LEFT, RIGHT, FULL, a table joined to a join), IN
+# (with DISTINCT, GROUP BY, UNION, LIMIT, an aggregate), = ANY, = ALL, NOT
+# IN, EXISTS (of count(*), with OFFSET), NOT EXISTS, and IN or EXISTS under
+# OR; conditions on either side, tables as subqueries, aggregates, window
+# functions and DISTINCT on top; keys of every kind, expressions, explicit
+# collations, composite keys of mixed integer widths; some as prepared
+# statements in a generic plan, in parallel plans, or without hash joins
+# or nested loops.  Checked:
 #
 #   1. every query runs with bloomfilter.join_filter = off (the generator
 #      writes valid SQL), and its plan has no bloom_agg then;
@@ -23,12 +30,15 @@
 #      compared as a multiset (count and md5 of the sorted rows; each query
 #      runs as it is, at the top level, where the planner's hook looks);
 #   3. the filter is there, not only allowed: with = on, EXPLAIN (VERBOSE)
-#      shows bloom_agg (which no query has of its own) in at least 15% of
-#      the plans, and at least once in an inner join, an IN, an EXISTS and a
-#      composite key's query;
+#      of the same statement shows bloom_agg (which no query has of its
+#      own) in at least 15% of the plans, and at least once in an inner
+#      join, an IN, an EXISTS and a composite key's query;
 #   4. no filter on a scan it would change: the preserved side of a
-#      two-table outer join, either side of a NOT EXISTS or NOT IN, either
-#      side of a join on a nondeterministic collation's key;
+#      two-table outer join, either side of a NOT EXISTS or NOT IN, the
+#      outer side of = ALL, of IN or EXISTS under OR, of EXISTS of
+#      count(*), either side of a two-table join on a key compared under
+#      the nondeterministic collation; and none on any table but a foreign
+#      table of the server with the extension;
 #   5. no server process crashed.
 #
 # A failure names the seed and each failing query's SQL.  BLOOM_TEST_SEED
