@@ -89,10 +89,11 @@ note("join-diff: default collation $locale; "
 # composite keys, and v, a payload for conditions.  A key is made from a
 # number n: the remote tables' numbers lie in 1..dom, the local ones' in
 # 1..300 (which every remote table has) with probability `match`, else in
-# 2501..4000, which no remote table has.  The r_ tables are foreign tables
-# of a server with extensions 'bloomfilter', the p_ tables the same rows
-# through a server without (no filter may reach them); l_part is
-# partitioned, l_mv a materialized view, l_fresh never analyzed.
+# 2501..4000, which no remote table has; a tenth of them negated.  The r_
+# tables are foreign tables of a server with extensions 'bloomfilter', the
+# p_ tables the same rows through a server without (no filter may reach
+# them); l_part is partitioned, l_mv a materialized view, l_fresh never
+# analyzed.
 
 my @tables = (
 	{ name => 'r_big',   kind => 'remote', rows => 5000, dom => 2500 },
@@ -124,12 +125,14 @@ my $nd_col = $icu ? 'tnd text COLLATE public.nd, ' : '';
 my $columns = "i2 smallint, i4 integer, i8 bigint, di jd_big, t text, tc text COLLATE \"C\", "
   . "vc varchar(12), ch char(8), ${nd_col}u uuid, b bytea, p1 integer, p2 text, v integer";
 
-# a fresh key number of table T
+# a fresh key number of table T; a tenth of them negative (integers of
+# two widths must still meet)
 sub fresh_number
 {
 	my ($t) = @_;
-	return 1 + int(rand($t->{dom})) if $t->{kind} eq 'remote';
-	return rand() < $t->{match} ? 1 + int(rand(300)) : 2501 + int(rand(1500));
+	my $n = $t->{kind} eq 'remote' ? 1 + int(rand($t->{dom}))
+	  : rand() < $t->{match} ? 1 + int(rand(300)) : 2501 + int(rand(1500));
+	return rand() < 0.1 ? -$n : $n;
 }
 
 # one key number of table T for a row whose first key number is $n0, or
@@ -547,6 +550,9 @@ sub sub_query
 	my $test;
 	if ($form =~ /^(in|notin|all|in-or)$/)
 	{
+		# a correlated IN runs once an outer row: over small tables only
+		push @sub_where, cross_cond('s1', $x)
+		  if rand() < 0.08 && "$outer $inner" =~ /^(r_small|r_empty|l_tiny|l_small|l_mid) l_(tiny|small|mid|empty)$/;
 		my ($l, $r) = (join(', ', map { sprintf($_->[0], $x) } @pairs),
 			join(', ', map { sprintf($_->[1], 's1') } @pairs));
 		$l = "($l)" if @pairs > 1;
