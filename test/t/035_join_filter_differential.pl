@@ -222,19 +222,22 @@ q1("IMPORT FOREIGN SCHEMA remote_src FROM SERVER loopback INTO public");
 q1(table_sql($_, "public.$_->{name}")) foreach grep { $_->{of} } @tables;
 q1(join(";\n", map { "ANALYZE public.$_->{name}" } grep { $_->{name} ne 'l_fresh' } @tables)
 	  . ";\nANALYZE remote_src.r_big, remote_src.r_mid, remote_src.r_small, remote_src.r_empty");
-is(q1("SELECT string_agg(c.relname || ':' || c.relkind::text || ':' || c.reltuples::bigint, ' ' ORDER BY c.relname)
-         FROM pg_class c JOIN pg_namespace s ON s.oid = c.relnamespace
-        WHERE s.nspname = 'public' AND c.relname ~ '^[rlp]_[a-z]+\$'"),
-	join(' ', map {
+# what each table is, its rows, and whether ANALYZE has statistics of it
+# (none of an empty table, nor of l_fresh)
+is(q1(join("\nUNION ALL ", map {
+	"SELECT c.relname || ':' || c.relkind::text || ':' || (SELECT count(*) FROM public.$_->{name}) || ':'
+	        || EXISTS (SELECT 1 FROM pg_statistic st WHERE st.starelid = c.oid)
+	   FROM pg_class c WHERE c.oid = 'public.$_->{name}'::regclass"
+	} @tables)),
+	join("\n", map {
 		my $t = $_;
 		my $rows = $t->{rows} // $table{ $t->{of} }{rows};
-		$rows = q1("SELECT count(*) FROM $t->{name}") if $t->{kind} eq 'local' && $t->{of};
-		$rows = -1 if $t->{name} eq 'l_fresh';
+		$rows = q1("SELECT count(*) FROM $t->{of} WHERE v < 70") if $t->{kind} eq 'local' && $t->{of};
 		"$t->{name}:"
 		  . ($t->{kind} ne 'local' ? 'f' : $t->{of} ? 'm' : ($t->{how} // '') =~ /PARTITION/ ? 'p' : 'r')
-		  . ":$rows"
-	} sort { $a->{name} cmp $b->{name} } @tables),
-	'the foreign and local tables are there, analyzed (but l_fresh), with their row counts');
+		  . ":$rows:" . ($rows > 0 && $t->{name} ne 'l_fresh' ? 'true' : 'false')
+	} @tables),
+	'the foreign and local tables are there, with their rows, analyzed (but l_fresh)');
 
 # ---- the queries -------------------------------------------------------------
 #
@@ -765,6 +768,11 @@ for my $i (0 .. $#queries)
 }
 note(sprintf('join-diff: %d of %d queries got a filter; by form and key: %s', scalar(@filtered),
 		scalar(@queries), join(', ', map { "$_ " . ($by_tag{$_} // 0) . "/$tagged{$_}" } sort keys %tagged)));
+# a filter that postgres_fdw could not ship is applied locally: right,
+# but it saves nothing (said, not checked)
+my @local_only = grep { $plan_on->{$_} !~ /Remote SQL: .*<~/ } @filtered;
+note('join-diff: ' . scalar(@local_only) . ' of the filtered plans apply the filter locally, not in the Remote SQL'
+	  . (@local_only ? ', e.g. ' . replay($local_only[0]) : ''));
 ok(@filtered >= 0.15 * @queries, 'at least 15% of the queries got a filter')
   || diag(scalar(@filtered) . ' of ' . scalar(@queries));
 foreach my $tag (qw(inner in exists composite))
