@@ -10,19 +10,17 @@
 #      JOIN ... ON, USING, a comma join, IN (SELECT ...), EXISTS, a key of
 #      two columns (bloom_key), varchar against text, uuid, bytea,
 #      integers of different widths, and a join in a subquery of FROM or
-#      in a WITH query;
+#      in a WITH query; its bits per key are the cost model's, 20 for a
+#      small local side and fewer for a large one;
 #   2. none is added to an outer join's sides, under NOT IN, NOT EXISTS or
 #      OR, for a server without the option, for text under a
-#      nondeterministic collation, for an IN subquery with a LIMIT, for a
-#      foreign table never analyzed, where every remote row matches (a
-#      foreign key), where the remote side is small, or with the setting
-#      off;
-#      The bits per key are the cost model's: 20 for a small local side,
-#      fewer for a large one;
-#      Under row-level security the filter's input is what the role may
-#      see;
-#   3. a volatile condition on the local side stays out of the filter's
-#      input (the filter may hold more keys, never other ones);
+#      nondeterministic collation, for an IN subquery with a LIMIT or over
+#      a foreign table (building would fetch it again), for a foreign
+#      table never analyzed, where every remote row matches (a foreign
+#      key), where the remote side is small, or with the setting off;
+#   3. under row-level security the filter's input is what the role may
+#      see, and a volatile condition on the local side stays out of it (the
+#      filter may hold more keys, never other ones);
 #   4. every query answers as it does with the setting off (run as it
 #      stands: a query's subqueries in FROM and WITH get filters too);
 #   5. a statement timeout while the filter is built cancels the query, and
@@ -189,6 +187,10 @@ check_query('a server without the option',
 	'SELECT count(*) FROM events_plain e JOIN vip v ON v.user_id = e.user_id', 0);
 check_query('an IN subquery with a LIMIT',
 	'SELECT count(*) FROM events e WHERE e.user_id IN (SELECT user_id FROM vip ORDER BY user_id LIMIT 500)', 0);
+check_query('an IN subquery reading a foreign table',
+	'SELECT count(*) FROM events e WHERE e.user_id IN (SELECT user_id FROM small)', 0);
+check_query('EXISTS over a foreign table',
+	'SELECT count(*) FROM events e WHERE EXISTS (SELECT 1 FROM small s WHERE s.user_id = e.user_id)', 0);
 check_query('a foreign table never analyzed',
 	'SELECT count(*) FROM events_new e JOIN vip v ON v.user_id = e.user_id', 0);
 check_query('every remote row matches (a foreign key)',
