@@ -117,8 +117,8 @@ typedef struct JoinFilter
 	Index		build_rti;		/* the other side in the query's FROM, or 0 */
 	BloomJoinSide build_side;	/* its rows and keys */
 	Oid			build_relid;	/* the relation build_side describes */
-	List	   *build_attnums;
-	bool		build_inh;
+	List	   *build_attnums;	/* its key columns, for their statistics */
+	bool		build_inh;		/* its statistics: of its inheritance tree */
 	double		pass;			/* the share of probe rows expected to pass */
 	int			bits_per_key;	/* the filter's, as the cost model chose */
 } JoinFilter;
