@@ -24,6 +24,13 @@
 #                            throw-away cluster (bf_cluster_start)
 #   bench_configure SETTING...  ALTER SYSTEM SET each "name = value", restart
 #   bench_serial_settings SB_MB  the settings for comparing serial queries
+#   bench_remote_cluster SB_MB  a second cluster with those settings, the
+#                            remote server of a postgres_fdw bench:
+#                            REMOTE_HOST, REMOTE_PORT, REMOTE_DATA,
+#                            REMOTE_LOG, and rq (psql on it)
+#   bench_fdw_server_sql NAME  the SQL of a postgres_fdw server NAME on that
+#                            cluster, extensions 'bloomfilter', and a user
+#                            mapping
 #   bench_create_extensions  bloomfilter, and hll where installed (HLL=1)
 #   bench_tables TABLES [EXTENSION...]  stdin's SQL makes TABLES, which are
 #                            then vacuumed, analyzed and prewarmed
@@ -37,13 +44,17 @@
 # Measuring:
 #   bench_time LABEL SQL [BEFORE [AFTER]]  time SQL with pgbench (see below)
 #   bench_rounds QUERY...    REPS rounds of the queries of Q_SQL, rotated
-#                            (each on the server of Q_SERVER, if set)
+#                            (each on the server of Q_SERVER, if set, after
+#                            the session's Q_SETUP, if set)
 #   bench_answers QUERY / bench_answer QUERY  their answers in bench_rounds
+#   bench_same_answers QUERY...  a check a QUERY: one answer in every run
 #   bench_cpu_fn_sql         SQL that creates bench_cpu_ms(), the backend's
 #                            own CPU time (utime + stime) in ms
 #   bench_cpu_ticks          "busy steal total" CPU ticks of the whole machine
 #                            so far (from /proc/stat), for bench_cpu_share
 #   bench_cpu_share A B      from two bench_cpu_ticks readings: "busy% steal%"
+#   bench_part_share START   "machine busy N% ... (steal N%); load now ..."
+#                            since START (a bench_cpu_ticks reading)
 #
 # Figures:
 #   bench_stats              stdin "key|value" lines -> "key|median|min|max|n"
@@ -53,6 +64,15 @@
 #   bench_meets VALUE OP TARGET  true when "VALUE OP TARGET" (<, <=, >=, >)
 #   bench_verdict VALUE OP TARGET  "met" or "NOT met"
 #   bench_cell KEY           "median (min–max)" of KEY, ms to 0.1
+#   bench_ms KEY / bench_med_ratio A B  KEY's median, ms to 0.1 / the ratio
+#                            of A's median to B's (bench_ratio)
+#   bench_tables_title LINE...  "## bench/SCRIPT" (and --quick's warning),
+#                            LINE... as a paragraph: the head of a bench's
+#                            Markdown tables
+#   bench_finish NAME LABEL  the checks, $WORK/tables.md and the load
+#                            printed and added to REPORT, both saved as
+#                            bench/out/NAME-STAMP[-quick].md and .txt, then
+#                            bench_checks_line LABEL
 #   bench_results_table NAME_W NUM_W QUERY...  "== Results": each query's
 #                            Q_NAME, median, min and max
 #   bench_check DESCRIPTION COMMAND...  a check (never of a time): COMMAND's
@@ -159,6 +179,14 @@ bench_cpu_share() {
 	read -r b1 s1 t1 <<<"$2"
 	awk -v b=$((b1 - b0)) -v s=$((s1 - s0)) -v t=$((t1 - t0)) \
 		'BEGIN {if (t <= 0) print "? ?"; else printf "%.0f%% %.1f%%\n", 100 * b / t, 100 * s / t}'
+}
+
+# bench_part_share START: the machine's busy and steal share since START
+# (bench_cpu_ticks): how much else ran beside a part of a bench.
+bench_part_share() {
+	local busy steal
+	read -r busy steal <<<"$(bench_cpu_share "$1" "$(bench_cpu_ticks)")"
+	echo "machine busy $busy of its CPU time during the rounds (steal $steal); load now $(bench_load)"
 }
 
 bench_stats() {
@@ -421,16 +449,55 @@ bench_shared_buffers_mb() {
 # one expression), no parallel plans, and no autovacuum or checkpoint
 # during the run.
 bench_serial_settings() {
+	local settings
 	bf_log "configuring the cluster: shared_buffers = ${1}MB, jit off, serial plans; restarting"
-	bench_configure "shared_buffers = '${1}MB'" "jit = off" "max_parallel_workers_per_gather = 0" \
+	mapfile -t settings < <(bench__serial_setting_list "$1")
+	bench_configure "${settings[@]}"
+}
+
+# bench__serial_setting_list SB_MB: bench_serial_settings' settings, one a line.
+bench__serial_setting_list() {
+	printf '%s\n' "shared_buffers = '${1}MB'" "jit = off" "max_parallel_workers_per_gather = 0" \
 		"autovacuum = off" "max_wal_size = '8GB'" "checkpoint_timeout = '1h'"
+}
+
+# bench_remote_cluster SB_MB: a second throw-away cluster, the remote server
+# of a postgres_fdw bench, with bench_serial_settings' settings
+# (shared_buffers of SB_MB MB) and stopped at exit: REMOTE_HOST,
+# REMOTE_PORT, REMOTE_DATA (its data directory, for bf__stop_data) and
+# REMOTE_LOG, and rq, psql (PSQL) on it.  Needs bench_psql's BINDIR and
+# PSQL.
+# shellcheck disable=SC2034 # REMOTE_LOG: for the script
+bench_remote_cluster() {
+	local setting
+	bf__cluster_make || exit 1
+	REMOTE_HOST=$BF__NEW_SOCK REMOTE_PORT=$BF__NEW_PORT REMOTE_LOG=$BF__NEW_DIR/server.log
+	REMOTE_DATA=$BF__NEW_DIR/data
+	bf_at_exit bf__stop_data "$REMOTE_DATA"
+	rq() { PGHOST=$REMOTE_HOST PGPORT=$REMOTE_PORT "${PSQL[@]}" "$@"; }
+	while read -r setting; do
+		rq -c "ALTER SYSTEM SET $setting" >/dev/null
+	done < <(bench__serial_setting_list "$1")
+	bf__as_owner "$BINDIR/pg_ctl" -D "$REMOTE_DATA" -l "$REMOTE_LOG" -w -t 120 restart >/dev/null || exit 1
+}
+
+# bench_fdw_server_sql NAME: the SQL of a postgres_fdw server NAME on
+# bench_remote_cluster's cluster, whose extensions include bloomfilter (so
+# that postgres_fdw sends its operators and functions to the remote
+# server), and the current user's mapping to it.
+bench_fdw_server_sql() {
+	echo "CREATE SERVER $1 FOREIGN DATA WRAPPER postgres_fdw
+		OPTIONS (host '$REMOTE_HOST', port '$REMOTE_PORT', dbname 'postgres', extensions 'bloomfilter');"
+	echo "CREATE USER MAPPING FOR CURRENT_USER SERVER $1;"
 }
 
 # bench_rounds QUERY...: REPS rounds of the queries, whose SQL is in the
 # script's associative array Q_SQL (one row, its value named v).  Each round
 # runs them in an order rotated by one more, so that none always runs
 # first; bench_time runs each in a session of its own, untimed then timed,
-# and "QUERY UNTIMED_ANSWER TIMED_ANSWER" goes to $WORK/answers.
+# and "QUERY UNTIMED_ANSWER TIMED_ANSWER" goes to $WORK/answers.  Where
+# Q_SETUP[QUERY] is set, its pgbench lines (LOAD, SET, ...) start the
+# session, before the untimed run.
 # shellcheck disable=SC2153 # REPS: the script's
 bench_rounds() {
 	local queries=("$@") nq=$# rep j q
@@ -440,7 +507,8 @@ bench_rounds() {
 	for ((rep = 1; rep <= REPS; rep++)); do
 		for ((j = 0; j < nq; j++)); do
 			q=${queries[$(((j + rep) % nq))]}
-			bench_on_server "$q" bench_time "$q" "${Q_SQL[$q]} \gset" "${Q_SQL[$q]} \gset w_" \
+			bench_on_server "$q" bench_time "$q" "${Q_SQL[$q]} \gset" "${Q_SETUP[$q]:+${Q_SETUP[$q]}
+}${Q_SQL[$q]} \gset w_" \
 				"\\shell echo $q :w_v :v >> $WORK/answers"
 		done
 	done
@@ -469,6 +537,16 @@ bench_answers() {
 # bench_answer QUERY: QUERY's answer in its first timed run.
 bench_answer() {
 	awk -v q="$1" '$1 == q { print $3; exit }' "$WORK/answers"
+}
+
+# bench_same_answers QUERY...: a check a QUERY, that it gave one answer in
+# every run of bench_rounds.
+bench_same_answers() {
+	local q n
+	for q in "$@"; do
+		n=$(bench_answers "$q")
+		bench_check "$q: the same answer in every run ($n different)" [ "$n" -eq 1 ]
+	done
 }
 
 # ---- the script's frame ------------------------------------------------------
@@ -553,12 +631,13 @@ bench_tables() {
 # "NAME|LABEL|SQL" (SQL whose one column is v, for bench_rounds): their
 # names in QUERIES, in order, their labels in Q_NAME and their SQL in
 # Q_SQL, indexed by name; Q_SERVER, empty, is the script's to fill for
-# the queries another server runs (bench_on_server).
+# the queries another server runs (bench_on_server), and Q_SETUP, empty,
+# for the queries whose sessions start with settings (bench_rounds).
 # shellcheck disable=SC2034 # for the script
 bench_queries() {
 	local name label sql
 	QUERIES=()
-	declare -gA Q_NAME=() Q_SQL=() Q_SERVER=()
+	declare -gA Q_NAME=() Q_SQL=() Q_SERVER=() Q_SETUP=()
 	while IFS='|' read -r name label sql; do
 		[ -n "$name" ] || continue
 		QUERIES+=("$name")
@@ -615,6 +694,42 @@ bench_verdict() {
 
 bench_cell() {
 	printf '%.1f (%.1f–%.1f)' "${MED[$1]:-0}" "${MIN[$1]:-0}" "${MAX[$1]:-0}"
+}
+
+bench_ms() {
+	printf '%.1f' "${MED[$1]}"
+}
+
+bench_med_ratio() {
+	bench_ratio "${MED[$1]}" "${MED[$2]}"
+}
+
+bench_tables_title() {
+	echo "## bench/${0##*/}${QUICK:+ --quick (smoke test: the times mean nothing)}"
+	echo
+	echo "$*"
+	echo
+}
+
+# bench_finish NAME LABEL: the end of a bench whose Markdown tables are in
+# $WORK/tables.md and whose whole report is REPORT: "== Checks" (each
+# check's line), the tables and the load, printed and added to REPORT;
+# the tables and REPORT saved under bench/out/ (NAME-STAMP.md and .txt,
+# -quick added under --quick); then the last line, bench_checks_line
+# LABEL, and its status.
+bench_finish() {
+	local base=$1-$STAMP${QUICK:+-quick}
+	{
+		echo "== Checks"
+		printf '%s\n' "${BENCH_CHECK_LINES[@]}"
+		echo
+		cat "$WORK/tables.md"
+		echo "load after the run: $(bench_load)"
+	} | tee -a "$REPORT"
+	mkdir -p "$OUT_DIR"
+	cp "$WORK/tables.md" "$OUT_DIR/$base.md"
+	bench_save "$REPORT" "$base.txt"
+	bench_checks_line "$2"
 }
 
 # bench_results_table NAME_W NUM_W QUERY...: "== Results" of bench_rounds'

@@ -56,6 +56,7 @@ BLOOM_SERVER_HEADERS_BEGIN
 #include "commands/defrem.h"
 #include "commands/extension.h"
 #include "foreign/foreign.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
@@ -79,12 +80,6 @@ BLOOM_SERVER_HEADERS_END
 bool		bloom_join_filter = false;
 
 static planner_hook_type prev_planner_hook = NULL;
-
-/*
- * The filter's bits per key: about 1% of the absent keys pass.  A filter of
- * the 10,000 keys of a local table is then 12.5 kB.
- */
-#define JOIN_FILTER_BITS_PER_KEY 10
 
 /* Key types whose equal values bloom_agg and <~ hash alike. */
 typedef enum KeyFamily
@@ -122,9 +117,10 @@ typedef struct JoinFilter
 	Index		build_rti;		/* the other side in the query's FROM, or 0 */
 	BloomJoinSide build_side;	/* its rows and keys */
 	Oid			build_relid;	/* the relation build_side describes */
-	List	   *build_attnums;
-	bool		build_inh;
+	List	   *build_attnums;	/* its key columns, for their statistics */
+	bool		build_inh;		/* its statistics: of its inheritance tree */
 	double		pass;			/* the share of probe rows expected to pass */
+	int			bits_per_key;	/* the filter's, as the cost model chose */
 } JoinFilter;
 
 /* The query being rewritten. */
@@ -302,12 +298,13 @@ is_probe(Rewrite *rw, Index rti)
 	return lists_us;
 }
 
-/* A local table the other side of a filter may be. */
+/*
+ * A local table the other side of a filter may be: its filter is built by
+ * reading it again, which a foreign table would make a second trip for.
+ */
 static bool
-is_local_build(Rewrite *rw, Index rti)
+is_local_relation(RangeTblEntry *rte)
 {
-	RangeTblEntry *rte = rt_fetch(rti, rw->parse->rtable);
-
 	return rte->rtekind == RTE_RELATION && rte->tablesample == NULL &&
 		(rte->relkind == RELKIND_RELATION ||
 		 rte->relkind == RELKIND_PARTITIONED_TABLE ||
@@ -353,38 +350,27 @@ collect_inner_joins(Rewrite *rw, Node *node)
  * level, and none outside), has no subquery, and gives the same answer
  * each time it runs.
  */
-typedef struct ColumnsOf
-{
-	Index		rti;
-	int			levelsup;		/* the level walked into */
-} ColumnsOf;
-
 static bool
-reads_other_relations_walker(Node *node, ColumnsOf *of)
+reads_other_relations_walker(Node *node, void *rti)
 {
 	if (node == NULL)
 		return false;
-	if (IsA(node, Var))
-	{
-		Var		   *var = (Var *) node;
-
-		return var->varlevelsup != 0 || (Index) var->varno != of->rti;
-	}
 	if (IsA(node, SubLink) || IsA(node, PlaceHolderVar) || IsA(node, Aggref) ||
 		IsA(node, GroupingFunc) || IsA(node, WindowFunc) ||
 		IsA(node, CurrentOfExpr) || IsA(node, Query))
 		return true;
-	if (IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN)
-		return true;
-	return expression_tree_walker(node, reads_other_relations_walker, (void *) of);
+	if (IsA(node, Param))
+		return ((Param *) node)->paramkind != PARAM_EXTERN;
+	if (IsA(node, Var))
+		return ((Var *) node)->varlevelsup != 0 ||
+			(Index) ((Var *) node)->varno != *(Index *) rti;
+	return expression_tree_walker(node, reads_other_relations_walker, rti);
 }
 
 static bool
 repeatable_condition_of(Node *clause, Index rti)
 {
-	ColumnsOf	of = {rti, 0};
-
-	return !reads_other_relations_walker(clause, &of) &&
+	return !reads_other_relations_walker(clause, &rti) &&
 		!contain_volatile_functions(clause);
 }
 
@@ -413,6 +399,21 @@ unrepeatable_walker(Node *node, void *context)
 	if (IsA(node, RangeTblEntry))
 		return ((RangeTblEntry *) node)->tablesample != NULL;
 	return expression_tree_walker(node, unrepeatable_walker, context);
+}
+
+/* Whether a query reads a foreign table, at any level. */
+static bool
+reads_foreign_table_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RangeTblEntry))
+		return ((RangeTblEntry *) node)->rtekind == RTE_RELATION &&
+			((RangeTblEntry *) node)->relkind == RELKIND_FOREIGN_TABLE;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, reads_foreign_table_walker, context,
+								 QTW_EXAMINE_RTES_BEFORE);
+	return expression_tree_walker(node, reads_foreign_table_walker, context);
 }
 
 static bool
@@ -471,6 +472,8 @@ relation_query(Rewrite *rw, Index rti)
 	query->querySource = QSRC_ORIGINAL;
 	query->canSetTag = true;
 	bloom_rte_take_permissions(rw->parse, rte, query);
+	/* row-level security's conditions on the relation come along */
+	ChangeVarNodes((Node *) rte->securityQuals, rti, 1, 0);
 	query->rtable = list_make1(rte);
 	foreach(lc, rw->conjuncts)
 	{
@@ -526,7 +529,8 @@ find_inner_join_filters(Rewrite *rw)
 			JoinFilter *filter = NULL;
 			ListCell   *lf;
 
-			if (!is_probe(rw, probe->varno) || !is_local_build(rw, build->varno))
+			if (!is_probe(rw, probe->varno) ||
+				!is_local_relation(rt_fetch(build->varno, rw->parse->rtable)))
 				continue;
 			foreach(lf, rw->filters)
 			{
@@ -564,7 +568,7 @@ column_source(Query *query, Node *column, Oid *relid, AttrNumber *attnum,
 	if (!is_level0_column(column))
 		return false;
 	rte = rt_fetch(((Var *) column)->varno, query->rtable);
-	if (rte->rtekind != RTE_RELATION)
+	if (!is_local_relation(rte))
 		return false;
 	*relid = rte->relid;
 	*attnum = ((Var *) column)->varattno;
@@ -575,7 +579,8 @@ column_source(Query *query, Node *column, Oid *relid, AttrNumber *attnum,
 /*
  * WHERE f.k IN (SELECT x FROM ...): the filter reads the subquery as it
  * stands, "SELECT bloom_agg(x, bits) FROM (SELECT x FROM ...) keys", when
- * it refers to nothing outside and gives the same rows when run again.
+ * it refers to nothing outside, gives the same rows when run again and
+ * reads no foreign table (which running it again would fetch again).
  */
 static void
 find_in_filter(Rewrite *rw, SubLink *sublink)
@@ -611,7 +616,8 @@ find_in_filter(Rewrite *rw, SubLink *sublink)
 		!list_member_int(rw->inner_rtis, ((Var *) probe)->varno) ||
 		!is_probe(rw, ((Var *) probe)->varno))
 		return;
-	if (contain_vars_of_level((Node *) sub, 1) || !repeatable_query(sub))
+	if (contain_vars_of_level((Node *) sub, 1) || !repeatable_query(sub) ||
+		reads_foreign_table_walker((Node *) sub, NULL))
 		return;
 	tle = (TargetEntry *) linitial(sub->targetList);
 	if (tle->resjunk || !column_source(sub, (Node *) tle->expr, &relid, &attnum, &inh))
@@ -670,7 +676,7 @@ find_exists_filter(Rewrite *rw, SubLink *sublink)
 		return;
 	ref = (RangeTblRef *) linitial(sub->jointree->fromlist);
 	rte = rt_fetch(ref->rtindex, sub->rtable);
-	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL)
+	if (!is_local_relation(rte))
 		return;
 
 	build = copyObject(sub);
@@ -792,7 +798,7 @@ filter_condition(JoinFilter *filter, const BloomObjects *objects)
 	agg->aggargtypes = list_make2_oid(build_type, INT4OID);
 	agg->args = list_make2(makeTargetEntry((Expr *) build, 1, NULL, false),
 						   makeTargetEntry((Expr *) makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
-															  Int32GetDatum(JOIN_FILTER_BITS_PER_KEY),
+															  Int32GetDatum(filter->bits_per_key),
 															  false, true),
 										   2, NULL, false));
 	agg->aggkind = AGGKIND_NORMAL;
@@ -855,7 +861,10 @@ find_objects(BloomObjects *objects)
 	return OidIsValid(objects->filter_type);
 }
 
-/* Adds to parse the filters that pay, the best one for each foreign table. */
+/*
+ * Adds to parse, and to the queries in its FROM and WITH, the filters that
+ * pay, the best one for each foreign table.
+ */
 static void
 add_join_filters(Query *parse)
 {
@@ -869,6 +878,29 @@ add_join_filters(Query *parse)
 	if (parse->commandType != CMD_SELECT || parse->rowMarks != NIL ||
 		parse->jointree == NULL || nrels < 1)
 		return;
+
+	/*
+	 * Each query level is a query of its own: a subquery in FROM (a view,
+	 * a branch of UNION) and a WITH query get their filters from their own
+	 * joins.  A recursive WITH is left as it is.
+	 */
+	check_stack_depth();
+	foreach(lc, parse->rtable)
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
+
+		if (rte->rtekind == RTE_SUBQUERY && rte->subquery != NULL)
+			add_join_filters(rte->subquery);
+	}
+	if (!parse->hasRecursive)
+		foreach(lc, parse->cteList)
+		{
+			CommonTableExpr *cte = (CommonTableExpr *) lfirst(lc);
+
+			if (IsA(cte->ctequery, Query))
+				add_join_filters((Query *) cte->ctequery);
+		}
+
 	memset(&rw, 0, sizeof(rw));
 	rw.parse = parse;
 	rw.probe_kind = (ProbeKind *) palloc0((nrels + 1) * sizeof(ProbeKind));
@@ -910,8 +942,8 @@ add_join_filters(Query *parse)
 			probe = bloom_join_side(rt_fetch(rti, parse->rtable)->relid, probe_attnums, false);
 			filter->build_side = bloom_join_side(filter->build_relid, filter->build_attnums,
 												 filter->build_inh);
-			if (bloom_join_filter_pays(probe, filter->build_side, JOIN_FILTER_BITS_PER_KEY,
-									   rw.fdw_tuple_cost[rti], &filter->pass) &&
+			if (bloom_join_filter_pays(probe, filter->build_side, rw.fdw_tuple_cost[rti],
+									   &filter->bits_per_key, &filter->pass) &&
 				(best == NULL || filter->pass < best->pass))
 				best = filter;
 		}

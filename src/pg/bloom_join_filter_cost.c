@@ -37,14 +37,14 @@ BLOOM_SERVER_HEADERS_END
 static double
 rel_tuples(Oid relid)
 {
-	HeapTuple	tuple;
-	double		tuples;
+	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	double		tuples = -1.0;
 
-	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tuple))
-		return -1.0;
-	tuples = ((Form_pg_class) GETSTRUCT(tuple))->reltuples;
-	ReleaseSysCache(tuple);
+	if (HeapTupleIsValid(tuple))
+	{
+		tuples = ((Form_pg_class) GETSTRUCT(tuple))->reltuples;
+		ReleaseSysCache(tuple);
+	}
 	return bloom_reltuples_known(tuples) ? tuples : -1.0;
 }
 
@@ -99,36 +99,68 @@ bloom_join_side(Oid relid, List *attnums, bool inh)
 	return side;
 }
 
-bool
-bloom_join_filter_pays(BloomJoinSide probe, BloomJoinSide build,
-					   int bits_per_key, double fdw_tuple_cost, double *pass)
+/*
+ * What the plan gains from a filter at bits_per_key (negative: it loses),
+ * and the share of the probe side it passes.
+ */
+static double
+gain_at(BloomJoinSide probe, BloomJoinSide build, double held,
+		int bits_per_key, double fdw_tuple_cost, double *pass)
 {
-	double		held;
 	double		fpr = bloom_expected_fpr(bits_per_key);
 	double		saved;
 	double		cost;
 	double		filter_bytes;
 
-	*pass = 1.0;
-	if (probe.rows <= 0.0 || probe.distinct <= 0.0 ||
-		build.rows < 0.0 || build.distinct < 0.0)
-		return false;
-
-	/* the probe side's keys the filter holds, and the share that passes */
-	held = Min(1.0, build.distinct / probe.distinct);
 	*pass = held + (1.0 - held) * fpr;
 
 	/* each row dropped at the remote scan is a row not sent, nor joined */
 	saved = probe.rows * (1.0 - *pass) * (fdw_tuple_cost + cpu_tuple_cost);
 
 	/*
-	 * Building hashes and adds each of the build side's rows; each probe
-	 * hashes a key and reads up to k bits; and the filter is sent.
+	 * Building reads the build side again, and hashes and adds each of its
+	 * rows; each probe hashes a key and reads up to k bits; and the filter
+	 * is sent.
 	 */
 	filter_bytes = Max(8.0, ceil(build.rows * bits_per_key / 8.0)) + 1.0;
-	cost = build.rows * 2.0 * cpu_operator_cost +
+	cost = build.rows * (cpu_tuple_cost + 2.0 * cpu_operator_cost) +
 		probe.rows * 2.0 * cpu_operator_cost +
 		2.0 * filter_bytes * fdw_tuple_cost / ROW_BYTES_PER_TUPLE_COST;
+	return saved - cost;
+}
 
-	return saved > cost;
+bool
+bloom_join_filter_pays(BloomJoinSide probe, BloomJoinSide build,
+					   double fdw_tuple_cost, int *bits_per_key, double *pass)
+{
+	double		held;
+	double		best = 0.0;
+	int			bpk;
+
+	*pass = 1.0;
+	*bits_per_key = 0;
+	if (probe.rows <= 0.0 || probe.distinct <= 0.0 ||
+		build.rows < 0.0 || build.distinct < 0.0)
+		return false;
+
+	/* the probe side's keys the filter holds */
+	held = Min(1.0, build.distinct / probe.distinct);
+
+	/*
+	 * More bits a key let fewer absent keys through and cost more bytes to
+	 * send: the most the plan gains, over the sizes worth trying.
+	 */
+	for (bpk = BLOOM_JOIN_MIN_BITS_PER_KEY; bpk <= BLOOM_JOIN_MAX_BITS_PER_KEY; bpk++)
+	{
+		double		pass_here;
+		double		gain = gain_at(probe, build, held, bpk, fdw_tuple_cost, &pass_here);
+
+		if (gain > best)
+		{
+			best = gain;
+			*bits_per_key = bpk;
+			*pass = pass_here;
+		}
+	}
+	return *bits_per_key > 0;
 }

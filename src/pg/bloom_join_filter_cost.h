@@ -32,17 +32,26 @@ typedef struct BloomJoinSide
 extern BloomJoinSide bloom_join_side(Oid relid, List *attnums, bool inh);
 
 /*
- * Whether a filter of the build side's keys, at bits_per_key, probed on
- * each of the probe side's rows (a foreign table whose rows cost
- * fdw_tuple_cost each to bring over), saves more than it costs; *pass is
- * the share of the probe side's rows it lets through.  The probe side's
- * rows whose key the build side lacks are the rows saved; the build side's
- * keys are taken to be among the probe side's (the containment PostgreSQL's
- * join estimates assume), so that the share passing is never guessed below
- * what that assumption gives.
+ * The bits per key a join filter may have: from where the false positives
+ * are a sixth of the absent keys (4) to where they are a few in a hundred
+ * thousand (20), past which a filter only grows.
+ */
+#define BLOOM_JOIN_MIN_BITS_PER_KEY 4
+#define BLOOM_JOIN_MAX_BITS_PER_KEY 20
+
+/*
+ * Whether a filter of the build side's keys, probed on each of the probe
+ * side's rows (a foreign table whose rows cost fdw_tuple_cost each to
+ * bring over), saves more than it costs at some bits per key; if so,
+ * *bits_per_key is the one that saves the most and *pass the share of the
+ * probe side's rows it lets through.  The probe side's rows whose key the
+ * build side lacks are the rows saved, but for false positives; the build
+ * side's keys are taken to be among the probe side's (the containment
+ * PostgreSQL's join estimates assume), so that the share passing is never
+ * guessed below what that assumption gives.
  */
 extern bool bloom_join_filter_pays(BloomJoinSide probe, BloomJoinSide build,
-								   int bits_per_key, double fdw_tuple_cost,
+								   double fdw_tuple_cost, int *bits_per_key,
 								   double *pass);
 
 BLOOM_END_PRIVATE
