@@ -106,7 +106,7 @@ my @tables = (
 	{ name => 'l_small', kind => 'local',  rows => 100,  match => 0.5 },
 	{ name => 'l_mid',   kind => 'local',  rows => 400,  match => 0.25 },
 	# as many keys as the remote tables, all theirs: no filter pays here
-	{ name => 'l_wide',  kind => 'local',  rows => 3000, match => 1 },
+	{ name => 'l_wide',  kind => 'local',  rows => 3000, match => 1, weight => 2 },
 	{ name => 'l_empty', kind => 'local',  rows => 0,    weight => 1 },
 	{ name => 'l_part',  kind => 'local',  rows => 300,  match => 0.3, weight => 2,
 	  how => 'PARTITION BY HASH (i4)' },
@@ -413,7 +413,7 @@ sub join_query
 {
 	my $n = pick(2, 2, 2, 3, 3, 4);
 	my @t;
-	if (rand() < 0.8)
+	if (rand() < 0.9)
 	{
 		# a local and a remote table at least, in either order
 		@t = rand() < 0.5 ? (pick_table('local'), pick_table('remote'))
@@ -425,7 +425,7 @@ sub join_query
 		@t = map { pick_table('any') } 1 .. $n;
 	}
 	my @aliases = map { "a$_" } 1 .. $n;
-	my $style = pick(qw(inner inner inner inner comma comma using left left right full nested));
+	my $style = pick(qw(inner inner inner inner inner comma comma using left left right full nested));
 	$style = 'inner' if $style eq 'nested' && $n < 3;
 	my (@tags, @where, %refs);
 	my @refs = map { table_ref($t[$_ - 1], "a$_", \@tags) } 1 .. $n;
@@ -517,8 +517,8 @@ sub sub_query
 	my $form = pick(qw(in in in in exists exists exists exists notin notin notexists notexists
 		all in-or exists-or exists-agg));
 	my $r = rand();
-	my ($outer, $inner) = $r < 0.6 ? (pick_table('remote'), pick_table('local'))
-	  : $r < 0.85 ? (pick_table('local'), pick_table('remote'))
+	my ($outer, $inner) = $r < 0.7 ? (pick_table('remote'), pick_table('local'))
+	  : $r < 0.9 ? (pick_table('local'), pick_table('remote'))
 	  : (pick_table('any'), pick_table('any'));
 	# an EXISTS that cannot be a semi join runs once an outer row (and a
 	# remote query each time): small tables then, to keep the test short
@@ -629,11 +629,13 @@ for my $i (0 .. $#queries)
 	$queries[$i]{sql} =~ s/ $//;
 	prepared($queries[$i], $i) if rand() < 0.08;
 	# other plans for the same query: parallel ones (the filter's
-	# aggregate too), or joins without hashing, or without nested loops
+	# aggregate too; without nested loops, which would start workers again
+	# for each outer row), or without hash joins, or without nested loops
+	# (without both, a remote query each outer row could take minutes)
 	my $r = rand();
 	my @set = $r < 0.08 ? ('parallel_setup_cost = 0', 'parallel_tuple_cost = 0',
-		'min_parallel_table_scan_size = 0', 'max_parallel_workers_per_gather = 2')
-	  : $r < 0.12 ? ('enable_hashjoin = off', 'enable_mergejoin = off')
+		'min_parallel_table_scan_size = 0', 'max_parallel_workers_per_gather = 2', 'enable_nestloop = off')
+	  : $r < 0.12 ? ('enable_hashjoin = off')
 	  : $r < 0.16 ? ('enable_nestloop = off') : ();
 	next unless @set;
 	$queries[$i]{prepare} = join('', map { "SET $_;\n" } @set) . ($queries[$i]{prepare} // '');
