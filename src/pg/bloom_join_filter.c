@@ -299,6 +299,19 @@ is_probe(Rewrite *rw, Index rti)
 }
 
 /*
+ * Whether postgres_fdw sends a condition on this foreign column: it sends
+ * none on a column of a domain (not a built-in type), and the filter
+ * would then run locally, after every row had crossed.
+ */
+static bool
+is_shippable_key(Node *column)
+{
+	Oid			type = exprType(column);
+
+	return getBaseType(type) == type;
+}
+
+/*
  * A local table the other side of a filter may be: its filter is built by
  * reading it again, which a foreign table would make a second trip for.
  */
@@ -529,7 +542,7 @@ find_inner_join_filters(Rewrite *rw)
 			JoinFilter *filter = NULL;
 			ListCell   *lf;
 
-			if (!is_probe(rw, probe->varno) ||
+			if (!is_probe(rw, probe->varno) || !is_shippable_key((Node *) probe) ||
 				!is_local_relation(rt_fetch(build->varno, rw->parse->rtable)))
 				continue;
 			foreach(lf, rw->filters)
@@ -614,7 +627,7 @@ find_in_filter(Rewrite *rw, SubLink *sublink)
 		((Param *) param)->paramkind != PARAM_SUBLINK ||
 		((Param *) param)->paramid != 1 ||
 		!list_member_int(rw->inner_rtis, ((Var *) probe)->varno) ||
-		!is_probe(rw, ((Var *) probe)->varno))
+		!is_probe(rw, ((Var *) probe)->varno) || !is_shippable_key(probe))
 		return;
 	if (contain_vars_of_level((Node *) sub, 1) || !repeatable_query(sub) ||
 		reads_foreign_table_walker((Node *) sub, NULL))
@@ -703,7 +716,7 @@ find_exists_filter(Rewrite *rw, SubLink *sublink)
 				!IsA(outer, Var) || ((Var *) outer)->varlevelsup != 1 ||
 				((Var *) outer)->varattno <= 0 ||
 				!list_member_int(rw->inner_rtis, ((Var *) outer)->varno) ||
-				!is_probe(rw, ((Var *) outer)->varno))
+				!is_probe(rw, ((Var *) outer)->varno) || !is_shippable_key(outer))
 				continue;
 			if (filter != NULL && filter->probe_rti != (Index) ((Var *) outer)->varno)
 				continue;
