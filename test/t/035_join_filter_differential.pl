@@ -32,7 +32,8 @@
 #   3. the filter is there, not only allowed: with = on, EXPLAIN (VERBOSE)
 #      of the same statement shows bloom_agg (which no query has of its
 #      own) in at least 15% of the plans, and at least once in an inner
-#      join, an IN, an EXISTS and a composite key's query;
+#      join, an IN, an EXISTS and a composite key's query; and each such
+#      plan sends the filter in its Remote SQL (<~);
 #   4. no filter on a scan it would change: the preserved side of a
 #      two-table outer join, either side of a NOT EXISTS or NOT IN, the
 #      outer side of = ALL, of IN or EXISTS under OR, of EXISTS of
@@ -248,7 +249,9 @@ is(q1(join("\nUNION ALL ", map {
 # nondeterministic collation (no filter may come of it).
 
 my %family_cols = (
-	int    => [qw(i2 i4 i8 di)],
+	# the domain's keys less often: a foreign column of a domain gets no
+	# filter (postgres_fdw would not send it)
+	int    => [qw(i2 i4 i8 i2 i4 i8 di)],
 	text   => [qw(t vc)],
 	textc  => [qw(tc)],
 	uuid   => ['u'],
@@ -401,10 +404,10 @@ sub table_ref
 {
 	my ($table, $alias, $tags) = @_;
 	my $r = rand();
-	return "$table $alias" if $r < 0.85;
+	return "$table $alias" if $r < 0.9;
 	push @$tags, 'derived';
 	return "(SELECT * FROM $table ${alias}i WHERE " . cond("${alias}i")
-	  . ($r < 0.95 ? '' : ' OFFSET 0') . ") $alias";
+	  . ($r < 0.97 ? '' : ' OFFSET 0') . ") $alias";
 }
 
 # a join of 2 to 4 tables: returns the query's hash (sql, tags, tables by
@@ -770,11 +773,11 @@ for my $i (0 .. $#queries)
 }
 note(sprintf('join-diff: %d of %d queries got a filter; by form and key: %s', scalar(@filtered),
 		scalar(@queries), join(', ', map { "$_ " . ($by_tag{$_} // 0) . "/$tagged{$_}" } sort keys %tagged)));
-# a filter that postgres_fdw could not ship is applied locally: right,
-# but it saves nothing (said, not checked)
+# a filter that postgres_fdw could not send would be applied locally,
+# after every row has crossed: right, but it saves nothing
 my @local_only = grep { $plan_on->{$_} !~ /Remote SQL: .*<~/ } @filtered;
-note('join-diff: ' . scalar(@local_only) . ' of the filtered plans apply the filter locally, not in the Remote SQL'
-	  . (@local_only ? ', e.g. ' . replay($local_only[0]) : ''));
+ok(!@local_only, 'every filter a plan computes is in its Remote SQL')
+  || diag(join("\n", map { replay($_) } @local_only[ 0 .. ($#local_only < 4 ? $#local_only : 4) ]));
 ok(@filtered >= 0.15 * @queries, 'at least 15% of the queries got a filter')
   || diag(scalar(@filtered) . ' of ' . scalar(@queries));
 foreach my $tag (qw(inner in exists composite))
