@@ -22,7 +22,8 @@
 # functions and DISTINCT on top; keys of every kind, expressions, explicit
 # collations, composite keys of mixed integer widths; some as prepared
 # statements in a generic plan, in parallel plans, or without hash joins
-# or nested loops.  Checked:
+# or nested loops, and a tenth of them as a subquery in FROM or WITH.
+# Checked:
 #
 #   1. every query runs with bloomfilter.join_filter = off (the generator
 #      writes valid SQL), and its plan has no bloom_agg then;
@@ -630,6 +631,14 @@ for my $i (0 .. $#queries)
 {
 	$queries[$i]{sql} =~ s/ +/ /g;
 	$queries[$i]{sql} =~ s/ $//;
+	# the query one level down: in FROM or in WITH (the filter then comes
+	# from the subquery's own joins)
+	if (rand() < 0.1)
+	{
+		$queries[$i]{sql} = sprintf(pick('SELECT * FROM (%s) wq', 'WITH wq AS (%s) SELECT * FROM wq',
+				'WITH wq AS MATERIALIZED (%s) SELECT * FROM wq'), $queries[$i]{sql});
+		push @{ $queries[$i]{tags} }, 'wrapped';
+	}
 	prepared($queries[$i], $i) if rand() < 0.08;
 	# other plans for the same query: parallel ones (the filter's
 	# aggregate too; without nested loops, which would start workers again
