@@ -33,7 +33,6 @@ use BloomFilter::Test;
 use Test::More;
 
 my $node = bloom_node('main');
-my ($host, $port) = ($node->host, $node->port);
 
 if ($node->safe_psql('postgres',
 		"SELECT count(*) FROM pg_available_extensions WHERE name = 'postgres_fdw'") ne '1')
@@ -57,12 +56,8 @@ CREATE TABLE src.small (user_id bigint);
 INSERT INTO src.small SELECT (g * 7919) % 1000003 FROM generate_series(1::bigint, 300) g;
 ANALYZE src.events; ANALYZE src.orders; ANALYZE src.small;
 
-CREATE SERVER loop FOREIGN DATA WRAPPER postgres_fdw
-	OPTIONS (host '$host', port '$port', dbname 'postgres', extensions 'bloomfilter');
-CREATE SERVER loop_plain FOREIGN DATA WRAPPER postgres_fdw
-	OPTIONS (host '$host', port '$port', dbname 'postgres');
-CREATE USER MAPPING FOR CURRENT_USER SERVER loop;
-CREATE USER MAPPING FOR CURRENT_USER SERVER loop_plain;
+@{[ fdw_server_sql('loop', $node, 'postgres', "extensions 'bloomfilter'") ]}
+@{[ fdw_server_sql('loop_plain', $node, 'postgres', '') ]}
 CREATE FOREIGN TABLE events (id bigint, user_id bigint, region integer, name varchar(20),
 	tag uuid, blob bytea) SERVER loop OPTIONS (schema_name 'src', table_name 'events');
 CREATE FOREIGN TABLE events_plain (id bigint, user_id bigint, region integer, name varchar(20),
