@@ -87,7 +87,6 @@ done
 # ---- build, install, the local cluster ----------------------------------------
 
 bench_cluster
-PGC=$(bf_pg_config)
 bench_serial_settings "$(bench_shared_buffers_mb $((ROWS * 80 / 1048576 + 256)) 512)"
 LOCAL_SERVER="$PGHOST $PGPORT"
 
@@ -114,29 +113,11 @@ mb() { awk -v b="$1" 'BEGIN { if (b >= 1e6) printf "%.2f MB", b / 1e6; else prin
 
 # ---- Citus ----------------------------------------------------------------------
 
-CITUS_KIT=${BLOOM_CITUS_KIT:-$REPO/../shared/citus}
-CITUS_SKIP=''
-if [ -z "$CITUS" ]; then
-	CITUS_SKIP='--no-citus'
-elif [ ! -f "$("$PGC" --sharedir)/extension/citus.control" ]; then
-	CITUS_SKIP="Citus is not installed in the PostgreSQL of $PGC (the kit's build-citus.sh installs it)"
-elif [ ! -f "$CITUS_KIT/citus-cluster.sh" ]; then
-	CITUS_SKIP="no Citus kit at $CITUS_KIT (BLOOM_CITUS_KIT names another)"
-fi
+bench_citus_skip "$CITUS"
 
 citus_part() {
-	local base port0 port n s start
-	# shellcheck source=/dev/null
-	. "$CITUS_KIT/citus-cluster.sh"
-	base=$(mktemp -d /tmp/bfdist.XXXXXX)
-	for _ in $(seq 1 50); do
-		port0=$((55000 + RANDOM % 900))
-		bf__port_free "$port0" && bf__port_free $((port0 + 1)) && bf__port_free $((port0 + 2)) && break
-	done
-	bf_log "starting Citus: a coordinator and two workers in $base, ports $port0 to $((port0 + 2))"
-	bf_at_exit citus_cluster_stop "$BINDIR" "$base"
-	CITUS_EXTENSIONS=bloomfilter CITUS_PG_OPTS='-c max_parallel_workers_per_gather=0' \
-		citus_cluster_start "$BINDIR" "$base" "$port0" || exit 1
+	local n s start
+	bench_citus_cluster '-c max_parallel_workers_per_gather=0'
 	bf_log "Citus: tables of $ROWS rows over ${SHARDS//,/ and } shards, filters of ${SIZES//,/, } keys"
 	{
 		echo "SET client_min_messages = warning;"
@@ -192,7 +173,7 @@ citus_part() {
 	for n in "${SIZE_LIST[@]}"; do
 		CITUS_BYTES+=("$(psql_c "SELECT octet_length(f::bytea) FROM filters_local WHERE id = $n")")
 	done
-	citus_cluster_stop "$BINDIR" "$base"
+	citus_cluster_stop "$BINDIR" "$CITUS_BASE"
 	export PGHOST=${LOCAL_SERVER% *} PGPORT=${LOCAL_SERVER#* }
 }
 

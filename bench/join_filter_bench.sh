@@ -113,12 +113,9 @@ fi
 bench_remote_cluster "$(bench_shared_buffers_mb $(((ROWS + ORDERS) * 100 / 1048576 + 256)) 512)"
 
 # events_sql TABLE N: N rows of (id, user_id, payload), each hundredth by
-# one of vip's users, each of those the same number of times, the others
-# by one of N/10 users whose ids are above vip's
+# one of vip's users (bench_events_select)
 events_sql() {
-	echo "CREATE TABLE $1 AS SELECT i AS id,
-		(CASE WHEN i % 100 = 0 THEN (i / 100 - 1) % $VIP + 1 ELSE $VIP + 1 + i % greatest($2 / 10, 1) END)::bigint AS user_id,
-		md5(i::text) AS payload FROM generate_series(1, $2) i;"
+	echo "CREATE TABLE $1 AS $(bench_events_select "$2" "$VIP");"
 }
 bf_log "remote: events of $ROWS rows, orders of $ORDERS, small_events of $SMALL"
 {
@@ -310,16 +307,7 @@ done
 
 # ---- the rounds --------------------------------------------------------------------
 
-start=$(bench_cpu_ticks)
-bench_rounds "${QUERIES[@]}"
-SHARE=$(bench_part_share "$start")
-bench_same_answers "${QUERIES[@]}"
-for q in "${QUERIES[@]}"; do
-	base=${q%_*}
-	[ "$q" = "${base}_off" ] && continue
-	bench_check "${Q_NAME[$q]}: off's answer ($(bench_answer "$q") vs $(bench_answer "${base}_off"))" \
-		[ "$(bench_answer "$q")" = "$(bench_answer "${base}_off")" ]
-done
+bench_rounds_against_off "${QUERIES[@]}"
 for base in "${FORMS[@]}" "${NEGATIVES[@]}" "${STARS[@]}"; do
 	bench_check "$base, off: the count the data was made with (${WANT_COUNT[$base]}: $(bench_answer "${base}_off"))" \
 		[ "$(bench_answer "${base}_off" | cut -d: -f1)" = "${WANT_COUNT[$base]}" ]
@@ -399,10 +387,7 @@ bench_read_stats <(cat "$WORK/times" && bench_cpu_times)
 
 {
 	echo
-	echo "== Every query ($REPS round(s); ms: median, min, max)"
-	for q in "${QUERIES[@]}"; do
-		printf '%-12s %10.1f %10.1f %10.1f\n' "$q" "${MED[$q]}" "${MIN[$q]}" "${MAX[$q]}"
-	done
+	bench_every_query 12 "${QUERIES[@]}"
 	for q in "${QUERIES[@]}"; do
 		if [ -n "${Q_CPU[$q]:-}" ]; then
 			printf '%-12s %10.1f %10.1f %10.1f  (CPU ms of the backend)\n' "$q" "${MED[${q}_cpu]}" "${MIN[${q}_cpu]}" "${MAX[${q}_cpu]}"

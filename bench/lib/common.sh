@@ -31,6 +31,14 @@
 #   bench_fdw_server_sql NAME  the SQL of a postgres_fdw server NAME on that
 #                            cluster, extensions 'bloomfilter', and a user
 #                            mapping
+#   bench_citus_skip FLAG    CITUS_SKIP, why a Citus part cannot run (empty:
+#                            it can), and CITUS_KIT, the kit's directory
+#   bench_citus_cluster OPTS  a coordinator and two workers (the kit's
+#                            citus-cluster.sh, server options OPTS),
+#                            stopped at exit; PGHOST and PGPORT the
+#                            coordinator's, CITUS_BASE their directory
+#   bench_events_select N VIP  the SELECT of N events (id, user_id,
+#                            payload), 1% of them by one of VIP users
 #   bench_create_extensions  bloomfilter, and hll where installed (HLL=1)
 #   bench_tables TABLES [EXTENSION...]  stdin's SQL makes TABLES, which are
 #                            then vacuumed, analyzed and prewarmed
@@ -51,6 +59,9 @@
 #   bench_cpu_times          "QUERY_cpu|ms" of each timed run of Q_CPU's
 #                            queries in bench_rounds, for bench_read_stats
 #   bench_same_answers QUERY...  a check a QUERY: one answer in every run
+#   bench_rounds_against_off QUERY...  bench_rounds, SHARE (the machine's
+#                            share), then the checks: one answer in every
+#                            run, and each BASE_X the answer of BASE_off
 #   bench_cpu_fn_sql         SQL that creates bench_cpu_ms(), the backend's
 #                            own CPU time (utime + stime) in ms
 #   bench_cpu_ticks          "busy steal total" CPU ticks of the whole machine
@@ -78,6 +89,8 @@
 #                            bench_checks_line LABEL
 #   bench_results_table NAME_W NUM_W QUERY...  "== Results": each query's
 #                            Q_NAME, median, min and max
+#   bench_every_query NAME_W QUERY...  "== Every query": each query's name,
+#                            median, min and max
 #   bench_check DESCRIPTION COMMAND...  a check (never of a time): COMMAND's
 #                            status counted in BENCH_PASSED / BENCH_FAILED
 #   bench_checks_line LABEL  "LABEL: N passed, N failed"; false on a failure
@@ -494,6 +507,54 @@ bench_fdw_server_sql() {
 	echo "CREATE USER MAPPING FOR CURRENT_USER SERVER $1;"
 }
 
+# bench_citus_skip FLAG: CITUS_SKIP, why the script's Citus part cannot
+# run, or empty when it can: FLAG empty (the script's --no-citus), Citus
+# not installed in bf_pg_config's PostgreSQL (the kit's build-citus.sh
+# installs it), or no kit's citus-cluster.sh at CITUS_KIT, which it also
+# sets: BLOOM_CITUS_KIT, else ../shared/citus beside the checkout.
+bench_citus_skip() {
+	CITUS_KIT=${BLOOM_CITUS_KIT:-$REPO/../shared/citus}
+	CITUS_SKIP=''
+	if [ -z "$1" ]; then
+		CITUS_SKIP='--no-citus'
+	elif [ ! -f "$("$(bf_pg_config)" --sharedir)/extension/citus.control" ]; then
+		CITUS_SKIP="Citus is not installed in the PostgreSQL of $(bf_pg_config) (the kit's build-citus.sh installs it)"
+	elif [ ! -f "$CITUS_KIT/citus-cluster.sh" ]; then
+		CITUS_SKIP="no Citus kit at $CITUS_KIT (BLOOM_CITUS_KIT names another)"
+	fi
+}
+
+# bench_citus_cluster OPTS: a Citus coordinator and two workers on three
+# free ports, the kit's citus-cluster.sh (at CITUS_KIT, bench_citus_skip)
+# in a temporary directory CITUS_BASE, with Citus's default settings,
+# bloomfilter created (Citus propagates it to the workers) and the server
+# options OPTS ("-c name=value ...") on every node; stopped at exit (and
+# by citus_cluster_stop "$BINDIR" "$CITUS_BASE").  PGHOST and PGPORT are
+# then the coordinator's.  Needs bench_psql's BINDIR.
+bench_citus_cluster() {
+	local port0
+	# shellcheck source=/dev/null
+	. "$CITUS_KIT/citus-cluster.sh"
+	CITUS_BASE=$(mktemp -d /tmp/bfdist.XXXXXX)
+	for _ in $(seq 1 50); do
+		port0=$((55000 + RANDOM % 900))
+		bf__port_free "$port0" && bf__port_free $((port0 + 1)) && bf__port_free $((port0 + 2)) && break
+	done
+	bf_log "starting Citus: a coordinator and two workers in $CITUS_BASE, ports $port0 to $((port0 + 2))"
+	bf_at_exit citus_cluster_stop "$BINDIR" "$CITUS_BASE"
+	CITUS_EXTENSIONS=bloomfilter CITUS_PG_OPTS=$1 citus_cluster_start "$BINDIR" "$CITUS_BASE" "$port0" || exit 1
+}
+
+# bench_events_select N VIP: the SELECT of N events (id, user_id bigint,
+# payload), whose each hundredth row is by one of the users 1..VIP (each
+# of them the same number of times), the others by one of N/10 users
+# whose ids are above VIP's; payload is md5(id::text), 32 characters.
+bench_events_select() {
+	echo "SELECT i AS id,
+		(CASE WHEN i % 100 = 0 THEN (i / 100 - 1) % $2 + 1 ELSE $2 + 1 + i % greatest($1 / 10, 1) END)::bigint AS user_id,
+		md5(i::text) AS payload FROM generate_series(1, $1) i"
+}
+
 # bench_rounds QUERY...: REPS rounds of the queries, whose SQL is in the
 # script's associative array Q_SQL (one row, its value named v).  Each round
 # runs them in an order rotated by one more, so that none always runs
@@ -563,6 +624,25 @@ bench_same_answers() {
 	for q in "$@"; do
 		n=$(bench_answers "$q")
 		bench_check "$q: the same answer in every run ($n different)" [ "$n" -eq 1 ]
+	done
+}
+
+# bench_rounds_against_off QUERY...: bench_rounds of QUERY..., SHARE (the
+# machine's busy share during them, bench_part_share), then the checks:
+# each QUERY gave one answer in every run, and each QUERY named BASE_X
+# (X not off) gave the answer of BASE_off, where that is among QUERY...
+# shellcheck disable=SC2034 # SHARE: for the script
+bench_rounds_against_off() {
+	local start q off
+	start=$(bench_cpu_ticks)
+	bench_rounds "$@"
+	SHARE=$(bench_part_share "$start")
+	bench_same_answers "$@"
+	for q in "$@"; do
+		off=${q%_*}_off
+		[[ $q != "$off" && " $* " == *" $off "* ]] || continue
+		bench_check "${Q_NAME[$q]}: off's answer ($(bench_answer "$q") vs $(bench_answer "$off"))" \
+			[ "$(bench_answer "$q")" = "$(bench_answer "$off")" ]
 	done
 }
 
@@ -760,6 +840,18 @@ bench_results_table() {
 	printf "%-${nw}s %${vw}s %${vw}s %${vw}s\n" query median min max
 	for q in "$@"; do
 		printf "%-${nw}s %${vw}.1f %${vw}.1f %${vw}.1f\n" "${Q_NAME[$q]}" "${MED[$q]}" "${MIN[$q]}" "${MAX[$q]}"
+	done
+}
+
+# bench_every_query NAME_W QUERY...: "== Every query" of bench_rounds' REPS
+# rounds: a line a QUERY, its name in NAME_W characters, then its median,
+# minimum and maximum (MED, MIN, MAX) in ms.
+bench_every_query() {
+	local nw=$1 q
+	shift
+	echo "== Every query ($REPS round(s); ms: median, min, max)"
+	for q in "$@"; do
+		printf "%-${nw}s %10.1f %10.1f %10.1f\n" "$q" "${MED[$q]}" "${MIN[$q]}" "${MAX[$q]}"
 	done
 }
 

@@ -117,8 +117,8 @@ typedef struct JoinFilter
 	Index		build_rti;		/* the other side in the query's FROM, or 0 */
 	BloomJoinSide build_side;	/* its rows and keys */
 	Oid			build_relid;	/* the relation build_side describes */
-	List	   *build_attnums;
-	bool		build_inh;
+	List	   *build_attnums;	/* its key columns, for their statistics */
+	bool		build_inh;		/* its statistics: of its inheritance tree */
 	double		pass;			/* the share of probe rows expected to pass */
 	int			bits_per_key;	/* the filter's, as the cost model chose */
 } JoinFilter;
@@ -298,12 +298,26 @@ is_probe(Rewrite *rw, Index rti)
 	return lists_us;
 }
 
-/* A local table the other side of a filter may be. */
+/*
+ * Whether postgres_fdw sends a condition on this foreign column: it sends
+ * none on a column of a domain (not a built-in type), and the filter
+ * would then run locally, after every row had crossed.
+ */
 static bool
-is_local_build(Rewrite *rw, Index rti)
+is_shippable_key(Node *column)
 {
-	RangeTblEntry *rte = rt_fetch(rti, rw->parse->rtable);
+	Oid			type = exprType(column);
 
+	return getBaseType(type) == type;
+}
+
+/*
+ * A local table the other side of a filter may be: its filter is built by
+ * reading it again, which a foreign table would make a second trip for.
+ */
+static bool
+is_local_relation(RangeTblEntry *rte)
+{
 	return rte->rtekind == RTE_RELATION && rte->tablesample == NULL &&
 		(rte->relkind == RELKIND_RELATION ||
 		 rte->relkind == RELKIND_PARTITIONED_TABLE ||
@@ -398,6 +412,21 @@ unrepeatable_walker(Node *node, void *context)
 	if (IsA(node, RangeTblEntry))
 		return ((RangeTblEntry *) node)->tablesample != NULL;
 	return expression_tree_walker(node, unrepeatable_walker, context);
+}
+
+/* Whether a query reads a foreign table, at any level. */
+static bool
+reads_foreign_table_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RangeTblEntry))
+		return ((RangeTblEntry *) node)->rtekind == RTE_RELATION &&
+			((RangeTblEntry *) node)->relkind == RELKIND_FOREIGN_TABLE;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, reads_foreign_table_walker, context,
+								 QTW_EXAMINE_RTES_BEFORE);
+	return expression_tree_walker(node, reads_foreign_table_walker, context);
 }
 
 static bool
@@ -513,7 +542,8 @@ find_inner_join_filters(Rewrite *rw)
 			JoinFilter *filter = NULL;
 			ListCell   *lf;
 
-			if (!is_probe(rw, probe->varno) || !is_local_build(rw, build->varno))
+			if (!is_probe(rw, probe->varno) || !is_shippable_key((Node *) probe) ||
+				!is_local_relation(rt_fetch(build->varno, rw->parse->rtable)))
 				continue;
 			foreach(lf, rw->filters)
 			{
@@ -551,7 +581,7 @@ column_source(Query *query, Node *column, Oid *relid, AttrNumber *attnum,
 	if (!is_level0_column(column))
 		return false;
 	rte = rt_fetch(((Var *) column)->varno, query->rtable);
-	if (rte->rtekind != RTE_RELATION)
+	if (!is_local_relation(rte))
 		return false;
 	*relid = rte->relid;
 	*attnum = ((Var *) column)->varattno;
@@ -562,7 +592,8 @@ column_source(Query *query, Node *column, Oid *relid, AttrNumber *attnum,
 /*
  * WHERE f.k IN (SELECT x FROM ...): the filter reads the subquery as it
  * stands, "SELECT bloom_agg(x, bits) FROM (SELECT x FROM ...) keys", when
- * it refers to nothing outside and gives the same rows when run again.
+ * it refers to nothing outside, gives the same rows when run again and
+ * reads no foreign table (which running it again would fetch again).
  */
 static void
 find_in_filter(Rewrite *rw, SubLink *sublink)
@@ -596,9 +627,10 @@ find_in_filter(Rewrite *rw, SubLink *sublink)
 		((Param *) param)->paramkind != PARAM_SUBLINK ||
 		((Param *) param)->paramid != 1 ||
 		!list_member_int(rw->inner_rtis, ((Var *) probe)->varno) ||
-		!is_probe(rw, ((Var *) probe)->varno))
+		!is_probe(rw, ((Var *) probe)->varno) || !is_shippable_key(probe))
 		return;
-	if (contain_vars_of_level((Node *) sub, 1) || !repeatable_query(sub))
+	if (contain_vars_of_level((Node *) sub, 1) || !repeatable_query(sub) ||
+		reads_foreign_table_walker((Node *) sub, NULL))
 		return;
 	tle = (TargetEntry *) linitial(sub->targetList);
 	if (tle->resjunk || !column_source(sub, (Node *) tle->expr, &relid, &attnum, &inh))
@@ -657,7 +689,7 @@ find_exists_filter(Rewrite *rw, SubLink *sublink)
 		return;
 	ref = (RangeTblRef *) linitial(sub->jointree->fromlist);
 	rte = rt_fetch(ref->rtindex, sub->rtable);
-	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL)
+	if (!is_local_relation(rte))
 		return;
 
 	build = copyObject(sub);
@@ -684,7 +716,7 @@ find_exists_filter(Rewrite *rw, SubLink *sublink)
 				!IsA(outer, Var) || ((Var *) outer)->varlevelsup != 1 ||
 				((Var *) outer)->varattno <= 0 ||
 				!list_member_int(rw->inner_rtis, ((Var *) outer)->varno) ||
-				!is_probe(rw, ((Var *) outer)->varno))
+				!is_probe(rw, ((Var *) outer)->varno) || !is_shippable_key(outer))
 				continue;
 			if (filter != NULL && filter->probe_rti != (Index) ((Var *) outer)->varno)
 				continue;

@@ -118,11 +118,12 @@ gain_at(BloomJoinSide probe, BloomJoinSide build, double held,
 	saved = probe.rows * (1.0 - *pass) * (fdw_tuple_cost + cpu_tuple_cost);
 
 	/*
-	 * Building hashes and adds each of the build side's rows; each probe
-	 * hashes a key and reads up to k bits; and the filter is sent.
+	 * Building reads the build side again, and hashes and adds each of its
+	 * rows; each probe hashes a key and reads up to k bits; and the filter
+	 * is sent.
 	 */
 	filter_bytes = Max(8.0, ceil(build.rows * bits_per_key / 8.0)) + 1.0;
-	cost = build.rows * 2.0 * cpu_operator_cost +
+	cost = build.rows * (cpu_tuple_cost + 2.0 * cpu_operator_cost) +
 		probe.rows * 2.0 * cpu_operator_cost +
 		2.0 * filter_bytes * fdw_tuple_cost / ROW_BYTES_PER_TUPLE_COST;
 	return saved - cost;
