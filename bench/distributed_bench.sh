@@ -87,7 +87,6 @@ done
 # ---- build, install, the local cluster ----------------------------------------
 
 bench_cluster
-PGC=$(bf_pg_config)
 bench_serial_settings "$(bench_shared_buffers_mb $((ROWS * 80 / 1048576 + 256)) 512)"
 LOCAL_SERVER="$PGHOST $PGPORT"
 
@@ -110,48 +109,15 @@ keep_rounds() {
 	cat "$WORK/times" >>"$WORK/times.all"
 	cat "$WORK/answers" >>"$WORK/answers.all"
 }
-# part_share START: the machine's busy and steal share since START
-# (bench_cpu_ticks): how much else ran beside the part
-part_share() {
-	local busy steal
-	read -r busy steal <<<"$(bench_cpu_share "$1" "$(bench_cpu_ticks)")"
-	echo "machine busy $busy of its CPU time during the rounds (steal $steal); load now $(bench_load)"
-}
-# same_answers QUERY...: each query gave one answer in every run
-same_answers() {
-	local q n
-	for q in "$@"; do
-		n=$(bench_answers "$q")
-		bench_check "$q: the same answer in every run ($n different)" [ "$n" -eq 1 ]
-	done
-}
 mb() { awk -v b="$1" 'BEGIN { if (b >= 1e6) printf "%.2f MB", b / 1e6; else printf "%.1f kB", b / 1e3 }'; }
 
 # ---- Citus ----------------------------------------------------------------------
 
-CITUS_KIT=${BLOOM_CITUS_KIT:-$REPO/../shared/citus}
-CITUS_SKIP=''
-if [ -z "$CITUS" ]; then
-	CITUS_SKIP='--no-citus'
-elif [ ! -f "$("$PGC" --sharedir)/extension/citus.control" ]; then
-	CITUS_SKIP="Citus is not installed in the PostgreSQL of $PGC (the kit's build-citus.sh installs it)"
-elif [ ! -f "$CITUS_KIT/citus-cluster.sh" ]; then
-	CITUS_SKIP="no Citus kit at $CITUS_KIT (BLOOM_CITUS_KIT names another)"
-fi
+bench_citus_skip "$CITUS"
 
 citus_part() {
-	local base port0 port n s start
-	# shellcheck source=/dev/null
-	. "$CITUS_KIT/citus-cluster.sh"
-	base=$(mktemp -d /tmp/bfdist.XXXXXX)
-	for _ in $(seq 1 50); do
-		port0=$((55000 + RANDOM % 900))
-		bf__port_free "$port0" && bf__port_free $((port0 + 1)) && bf__port_free $((port0 + 2)) && break
-	done
-	bf_log "starting Citus: a coordinator and two workers in $base, ports $port0 to $((port0 + 2))"
-	bf_at_exit citus_cluster_stop "$BINDIR" "$base"
-	CITUS_EXTENSIONS=bloomfilter CITUS_PG_OPTS='-c max_parallel_workers_per_gather=0' \
-		citus_cluster_start "$BINDIR" "$base" "$port0" || exit 1
+	local n s start
+	bench_citus_cluster '-c max_parallel_workers_per_gather=0'
 	bf_log "Citus: tables of $ROWS rows over ${SHARDS//,/ and } shards, filters of ${SIZES//,/, } keys"
 	{
 		echo "SET client_min_messages = warning;"
@@ -184,9 +150,9 @@ citus_part() {
 	)
 	start=$(bench_cpu_ticks)
 	bench_rounds "${QUERIES[@]}"
-	CITUS_SHARE=$(part_share "$start")
+	CITUS_SHARE=$(bench_part_share "$start")
 	keep_rounds
-	same_answers "${QUERIES[@]}"
+	bench_same_answers "${QUERIES[@]}"
 	for n in "${SIZE_LIST[@]}"; do
 		for s in "${SHARD_LIST[@]}"; do
 			for q in ref coord; do
@@ -207,7 +173,7 @@ citus_part() {
 	for n in "${SIZE_LIST[@]}"; do
 		CITUS_BYTES+=("$(psql_c "SELECT octet_length(f::bytea) FROM filters_local WHERE id = $n")")
 	done
-	citus_cluster_stop "$BINDIR" "$base"
+	citus_cluster_stop "$BINDIR" "$CITUS_BASE"
 	export PGHOST=${LOCAL_SERVER% *} PGPORT=${LOCAL_SERVER#* }
 }
 
@@ -235,15 +201,8 @@ param_is_filter() {
 }
 
 fdw_part() {
-	local remote_host remote_port remote_log n start plan before lines hex8 setting
-	bf__cluster_make || exit 1
-	remote_host=$BF__NEW_SOCK remote_port=$BF__NEW_PORT remote_log=$BF__NEW_DIR/server.log
-	bf_at_exit bf__stop_data "$BF__NEW_DIR/data"
-	rq() { PGHOST=$remote_host PGPORT=$remote_port "${PSQL[@]}" "$@"; }
-	for setting in "shared_buffers = '512MB'" "jit = off" "max_parallel_workers_per_gather = 0" "autovacuum = off"; do
-		rq -c "ALTER SYSTEM SET $setting" >/dev/null
-	done
-	bf__as_owner "$BINDIR/pg_ctl" -D "$BF__NEW_DIR/data" -l "$remote_log" -w -t 120 restart >/dev/null || exit 1
+	local n start plan before lines hex8
+	bench_remote_cluster 512
 	bf_log "postgres_fdw: $ROWS remote rows, filters of ${SIZES//,/, } keys"
 	rq >/dev/null <<EOF
 SET client_min_messages = warning;
@@ -257,9 +216,7 @@ EOF
 	# bench_tables creates the extensions, then vacuums, analyzes and
 	# prewarms the local tables
 	{
-		echo "CREATE SERVER remote FOREIGN DATA WRAPPER postgres_fdw
-			OPTIONS (host '$remote_host', port '$remote_port', dbname 'postgres', extensions 'bloomfilter');"
-		echo "CREATE USER MAPPING FOR CURRENT_USER SERVER remote;"
+		bench_fdw_server_sql remote
 		echo "CREATE FOREIGN TABLE remote_ft (i int, k text) SERVER remote OPTIONS (table_name 'remote_rows');"
 		echo "CREATE FOREIGN TABLE remote_filters_ft (id int, f bloomfilter) SERVER remote OPTIONS (table_name 'remote_filters');"
 		echo "CREATE TABLE local_rows AS SELECT i, md5(i::text) AS k FROM generate_series(1, $ROWS) i;"
@@ -283,14 +240,14 @@ EOF
 		done
 	)
 	for n in "${SIZE_LIST[@]}"; do
-		Q_SERVER[f_remote_$n]="$remote_host $remote_port"
-		Q_SERVER[f_in_$n]="$remote_host $remote_port"
+		Q_SERVER[f_remote_$n]="$REMOTE_HOST $REMOTE_PORT"
+		Q_SERVER[f_in_$n]="$REMOTE_HOST $REMOTE_PORT"
 	done
 	start=$(bench_cpu_ticks)
 	bench_rounds "${QUERIES[@]}"
-	FDW_SHARE=$(part_share "$start")
+	FDW_SHARE=$(bench_part_share "$start")
 	keep_rounds
-	same_answers "${QUERIES[@]}"
+	bench_same_answers "${QUERIES[@]}"
 	FDW_BYTES=()
 	for n in "${SIZE_LIST[@]}"; do
 		FDW_BYTES+=("$(psql_c "SELECT octet_length(f::bytea) FROM local_filters WHERE id = $n")")
@@ -323,11 +280,11 @@ EOF
 	rq -c "ALTER SYSTEM SET log_statement = 'all'" -c "ALTER SYSTEM SET log_parameter_max_length = 16" \
 		-c "SELECT pg_reload_conf()" >/dev/null
 	sleep 1
-	before=$(wc -l <"$remote_log")
+	before=$(wc -l <"$REMOTE_LOG")
 	psql_c "SELECT count(*) FROM remote_ft WHERE k <~ (SELECT f FROM local_filters WHERE id = $n)" >/dev/null
 	rq -c "ALTER SYSTEM RESET log_statement" -c "ALTER SYSTEM RESET log_parameter_max_length" \
 		-c "SELECT pg_reload_conf()" >/dev/null
-	lines=$(tail -n +"$((before + 1))" "$remote_log")
+	lines=$(tail -n +"$((before + 1))" "$REMOTE_LOG")
 	FDW_PARAMS=$(grep -c 'DETAIL: *parameters: ' <<<"$lines" || true)
 	FDW_PARAM_SENT=$(grep -o 'parameters: .*' <<<"$lines" | head -n 1)
 	bench_check "fdw: one remote statement carries a parameter, once (the remote log has $FDW_PARAMS: $FDW_PARAM_SENT)" \
@@ -335,7 +292,7 @@ EOF
 	hex8=$(psql_c "SELECT substr(f::text, 3, 8) FROM local_filters WHERE id = $n")
 	bench_check "fdw: that parameter is the filter's text form (\\x$hex8...), and the only one" \
 		param_is_filter "$hex8"
-	bf__stop_data "$BF__NEW_DIR/data"
+	bf__stop_data "$REMOTE_DATA"
 }
 
 if [ -n "$FDW_SKIP" ]; then
@@ -350,14 +307,9 @@ fi
 cp "$WORK/times.all" "$WORK/times"
 cp "$WORK/answers.all" "$WORK/answers"
 bench_read_stats "$WORK/times"
-ms() { printf '%.1f' "${MED[$1]}"; }
-ratio() { bench_ratio "${MED[$1]}" "${MED[$2]}"; }
 {
-	echo "## bench/distributed_bench.sh$([ -z "$QUICK" ] || echo ' --quick (smoke test: the times mean nothing)')"
-	echo
-	echo "$ROWS rows (md5(i::text)) probed with filters of md5(i::text), i = 1..M, at $BITS bits a key;" \
+	bench_tables_title "$ROWS rows (md5(i::text)) probed with filters of md5(i::text), i = 1..M, at $BITS bits a key;" \
 		"medians of $REPS round(s), each the second run of its query in a session; ms."
-	echo
 	if [ -z "$CITUS_SKIP" ]; then
 		echo "### Citus: distributed / local"
 		echo
@@ -366,8 +318,8 @@ ratio() { bench_ratio "${MED[$1]}" "${MED[$2]}"; }
 		for i in "${!SIZE_LIST[@]}"; do
 			n=${SIZE_LIST[$i]}
 			for s in "${SHARD_LIST[@]}"; do
-				echo "| $n | ${CITUS_BYTES[$i]} | $s | $(ms "c_local_$n") | $(ms "c_ref_${s}_$n") | $(ratio "c_ref_${s}_$n" "c_local_$n")" \
-					"| $(ms "c_coord_${s}_$n") | $(ratio "c_coord_${s}_$n" "c_local_$n") |"
+				echo "| $n | ${CITUS_BYTES[$i]} | $s | $(bench_ms "c_local_$n") | $(bench_ms "c_ref_${s}_$n") | $(bench_med_ratio "c_ref_${s}_$n" "c_local_$n")" \
+					"| $(bench_ms "c_coord_${s}_$n") | $(bench_med_ratio "c_coord_${s}_$n" "c_local_$n") |"
 			done
 		done
 		echo
@@ -381,9 +333,9 @@ ratio() { bench_ratio "${MED[$1]}" "${MED[$2]}"; }
 		echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 		for i in "${!SIZE_LIST[@]}"; do
 			n=${SIZE_LIST[$i]}
-			echo "| $n | ${FDW_BYTES[$i]} | $(ms "f_local_$n") | $(ms "f_fdw_$n") | $(ratio "f_fdw_$n" "f_local_$n")" \
-				"| $(ms "f_remote_$n") | $(awk -v a="${MED[f_fdw_$n]}" -v b="${MED[f_remote_$n]}" 'BEGIN { printf "%.1f", a - b }')" \
-				"| $(ms "f_out_$n") | $(ms "f_in_$n") | $(ms "f_join_$n") | $(ratio "f_join_$n" "f_local_$n") |"
+			echo "| $n | ${FDW_BYTES[$i]} | $(bench_ms "f_local_$n") | $(bench_ms "f_fdw_$n") | $(bench_med_ratio "f_fdw_$n" "f_local_$n")" \
+				"| $(bench_ms "f_remote_$n") | $(awk -v a="${MED[f_fdw_$n]}" -v b="${MED[f_remote_$n]}" 'BEGIN { printf "%.1f", a - b }')" \
+				"| $(bench_ms "f_out_$n") | $(bench_ms "f_in_$n") | $(bench_ms "f_join_$n") | $(bench_med_ratio "f_join_$n" "f_local_$n") |"
 		done
 		echo
 		echo "Remote SQL: \`$FDW_REMOTE_SQL\`; the remote server's log of one query: $FDW_PARAMS statement with parameters (\`${FDW_PARAM_SENT}\`)." \
@@ -402,14 +354,6 @@ ratio() { bench_ratio "${MED[$1]}" "${MED[$2]}"; }
 		printf '%-22s %10.1f %10.1f %10.1f\n' "$q" "${MED[$q]}" "${MIN[$q]}" "${MAX[$q]}"
 	done
 	echo
-	echo "== Checks"
-	printf '%s\n' "${BENCH_CHECK_LINES[@]}"
-	echo
-	cat "$WORK/tables.md"
-	echo "load after the run: $(bench_load)"
 } | tee -a "$REPORT"
 
-mkdir -p "$OUT_DIR"
-cp "$WORK/tables.md" "$OUT_DIR/distributed_bench-$STAMP$([ -z "$QUICK" ] || echo -quick).md"
-bench_save "$REPORT" "distributed_bench-$STAMP$([ -z "$QUICK" ] || echo -quick).txt"
-bench_checks_line distributed-bench
+bench_finish distributed_bench distributed-bench

@@ -635,6 +635,12 @@ host_suite() {
 	stage "bench smoke: bench/distributed_bench.sh --quick (own clusters: postgres_fdw, Citus)"
 	run_suite "distributed bench smoke" distributed-bench "$LOGDIR/distributed-bench-smoke.log" \
 		bench/distributed_bench.sh --quick --no-build
+	# the planner's filter of a foreign table joined with a local one
+	# (bloomfilter.join_filter), and the local star join with filters by
+	# hand: its plans and answers, never its times
+	stage "bench smoke: bench/join_filter_bench.sh --quick --star (own clusters: postgres_fdw)"
+	run_suite "join filter bench smoke" join-filter-bench "$LOGDIR/join-filter-bench-smoke.log" \
+		bench/join_filter_bench.sh --quick --star --no-build
 	# --compare-lib with a copy of the installed library: the second build
 	# swapped in and out for its sessions, its table and its checks.
 	cp "$("$(bf_pg_config)" --pkglibdir)/bloomfilter.so" "$LOGDIR/bloomfilter-compare.so"

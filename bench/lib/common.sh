@@ -24,6 +24,21 @@
 #                            throw-away cluster (bf_cluster_start)
 #   bench_configure SETTING...  ALTER SYSTEM SET each "name = value", restart
 #   bench_serial_settings SB_MB  the settings for comparing serial queries
+#   bench_remote_cluster SB_MB  a second cluster with those settings, the
+#                            remote server of a postgres_fdw bench:
+#                            REMOTE_HOST, REMOTE_PORT, REMOTE_DATA,
+#                            REMOTE_LOG, and rq (psql on it)
+#   bench_fdw_server_sql NAME  the SQL of a postgres_fdw server NAME on that
+#                            cluster, extensions 'bloomfilter', and a user
+#                            mapping
+#   bench_citus_skip FLAG    CITUS_SKIP, why a Citus part cannot run (empty:
+#                            it can), and CITUS_KIT, the kit's directory
+#   bench_citus_cluster OPTS  a coordinator and two workers (the kit's
+#                            citus-cluster.sh, server options OPTS),
+#                            stopped at exit; PGHOST and PGPORT the
+#                            coordinator's, CITUS_BASE their directory
+#   bench_events_select N VIP  the SELECT of N events (id, user_id,
+#                            payload), 1% of them by one of VIP users
 #   bench_create_extensions  bloomfilter, and hll where installed (HLL=1)
 #   bench_tables TABLES [EXTENSION...]  stdin's SQL makes TABLES, which are
 #                            then vacuumed, analyzed and prewarmed
@@ -37,13 +52,23 @@
 # Measuring:
 #   bench_time LABEL SQL [BEFORE [AFTER]]  time SQL with pgbench (see below)
 #   bench_rounds QUERY...    REPS rounds of the queries of Q_SQL, rotated
-#                            (each on the server of Q_SERVER, if set)
+#                            (each on the server of Q_SERVER, if set, after
+#                            the session's Q_SETUP, if set; the backend's CPU
+#                            time too where Q_CPU is set)
 #   bench_answers QUERY / bench_answer QUERY  their answers in bench_rounds
+#   bench_cpu_times          "QUERY_cpu|ms" of each timed run of Q_CPU's
+#                            queries in bench_rounds, for bench_read_stats
+#   bench_same_answers QUERY...  a check a QUERY: one answer in every run
+#   bench_rounds_against_off QUERY...  bench_rounds, SHARE (the machine's
+#                            share), then the checks: one answer in every
+#                            run, and each BASE_X the answer of BASE_off
 #   bench_cpu_fn_sql         SQL that creates bench_cpu_ms(), the backend's
 #                            own CPU time (utime + stime) in ms
 #   bench_cpu_ticks          "busy steal total" CPU ticks of the whole machine
 #                            so far (from /proc/stat), for bench_cpu_share
 #   bench_cpu_share A B      from two bench_cpu_ticks readings: "busy% steal%"
+#   bench_part_share START   "machine busy N% ... (steal N%); load now ..."
+#                            since START (a bench_cpu_ticks reading)
 #
 # Figures:
 #   bench_stats              stdin "key|value" lines -> "key|median|min|max|n"
@@ -53,8 +78,19 @@
 #   bench_meets VALUE OP TARGET  true when "VALUE OP TARGET" (<, <=, >=, >)
 #   bench_verdict VALUE OP TARGET  "met" or "NOT met"
 #   bench_cell KEY           "median (min–max)" of KEY, ms to 0.1
+#   bench_ms KEY / bench_med_ratio A B  KEY's median, ms to 0.1 / the ratio
+#                            of A's median to B's (bench_ratio)
+#   bench_tables_title LINE...  "## bench/SCRIPT" (and --quick's warning),
+#                            LINE... as a paragraph: the head of a bench's
+#                            Markdown tables
+#   bench_finish NAME LABEL  the checks, $WORK/tables.md and the load
+#                            printed and added to REPORT, both saved as
+#                            bench/out/NAME-STAMP[-quick].md and .txt, then
+#                            bench_checks_line LABEL
 #   bench_results_table NAME_W NUM_W QUERY...  "== Results": each query's
 #                            Q_NAME, median, min and max
+#   bench_every_query NAME_W QUERY...  "== Every query": each query's name,
+#                            median, min and max
 #   bench_check DESCRIPTION COMMAND...  a check (never of a time): COMMAND's
 #                            status counted in BENCH_PASSED / BENCH_FAILED
 #   bench_checks_line LABEL  "LABEL: N passed, N failed"; false on a failure
@@ -159,6 +195,14 @@ bench_cpu_share() {
 	read -r b1 s1 t1 <<<"$2"
 	awk -v b=$((b1 - b0)) -v s=$((s1 - s0)) -v t=$((t1 - t0)) \
 		'BEGIN {if (t <= 0) print "? ?"; else printf "%.0f%% %.1f%%\n", 100 * b / t, 100 * s / t}'
+}
+
+# bench_part_share START: the machine's busy and steal share since START
+# (bench_cpu_ticks): how much else ran beside a part of a bench.
+bench_part_share() {
+	local busy steal
+	read -r busy steal <<<"$(bench_cpu_share "$1" "$(bench_cpu_ticks)")"
+	echo "machine busy $busy of its CPU time during the rounds (steal $steal); load now $(bench_load)"
 }
 
 bench_stats() {
@@ -421,29 +465,131 @@ bench_shared_buffers_mb() {
 # one expression), no parallel plans, and no autovacuum or checkpoint
 # during the run.
 bench_serial_settings() {
+	local settings
 	bf_log "configuring the cluster: shared_buffers = ${1}MB, jit off, serial plans; restarting"
-	bench_configure "shared_buffers = '${1}MB'" "jit = off" "max_parallel_workers_per_gather = 0" \
+	mapfile -t settings < <(bench__serial_setting_list "$1")
+	bench_configure "${settings[@]}"
+}
+
+# bench__serial_setting_list SB_MB: bench_serial_settings' settings, one a line.
+bench__serial_setting_list() {
+	printf '%s\n' "shared_buffers = '${1}MB'" "jit = off" "max_parallel_workers_per_gather = 0" \
 		"autovacuum = off" "max_wal_size = '8GB'" "checkpoint_timeout = '1h'"
+}
+
+# bench_remote_cluster SB_MB: a second throw-away cluster, the remote server
+# of a postgres_fdw bench, with bench_serial_settings' settings
+# (shared_buffers of SB_MB MB) and stopped at exit: REMOTE_HOST,
+# REMOTE_PORT, REMOTE_DATA (its data directory, for bf__stop_data) and
+# REMOTE_LOG, and rq, psql (PSQL) on it.  Needs bench_psql's BINDIR and
+# PSQL.
+# shellcheck disable=SC2034 # REMOTE_LOG: for the script
+bench_remote_cluster() {
+	local setting
+	bf__cluster_make || exit 1
+	REMOTE_HOST=$BF__NEW_SOCK REMOTE_PORT=$BF__NEW_PORT REMOTE_LOG=$BF__NEW_DIR/server.log
+	REMOTE_DATA=$BF__NEW_DIR/data
+	bf_at_exit bf__stop_data "$REMOTE_DATA"
+	rq() { PGHOST=$REMOTE_HOST PGPORT=$REMOTE_PORT "${PSQL[@]}" "$@"; }
+	while read -r setting; do
+		rq -c "ALTER SYSTEM SET $setting" >/dev/null
+	done < <(bench__serial_setting_list "$1")
+	bf__as_owner "$BINDIR/pg_ctl" -D "$REMOTE_DATA" -l "$REMOTE_LOG" -w -t 120 restart >/dev/null || exit 1
+}
+
+# bench_fdw_server_sql NAME: the SQL of a postgres_fdw server NAME on
+# bench_remote_cluster's cluster, whose extensions include bloomfilter (so
+# that postgres_fdw sends its operators and functions to the remote
+# server), and the current user's mapping to it.
+bench_fdw_server_sql() {
+	echo "CREATE SERVER $1 FOREIGN DATA WRAPPER postgres_fdw
+		OPTIONS (host '$REMOTE_HOST', port '$REMOTE_PORT', dbname 'postgres', extensions 'bloomfilter');"
+	echo "CREATE USER MAPPING FOR CURRENT_USER SERVER $1;"
+}
+
+# bench_citus_skip FLAG: CITUS_SKIP, why the script's Citus part cannot
+# run, or empty when it can: FLAG empty (the script's --no-citus), Citus
+# not installed in bf_pg_config's PostgreSQL (the kit's build-citus.sh
+# installs it), or no kit's citus-cluster.sh at CITUS_KIT, which it also
+# sets: BLOOM_CITUS_KIT, else ../shared/citus beside the checkout.
+bench_citus_skip() {
+	CITUS_KIT=${BLOOM_CITUS_KIT:-$REPO/../shared/citus}
+	CITUS_SKIP=''
+	if [ -z "$1" ]; then
+		CITUS_SKIP='--no-citus'
+	elif [ ! -f "$("$(bf_pg_config)" --sharedir)/extension/citus.control" ]; then
+		CITUS_SKIP="Citus is not installed in the PostgreSQL of $(bf_pg_config) (the kit's build-citus.sh installs it)"
+	elif [ ! -f "$CITUS_KIT/citus-cluster.sh" ]; then
+		CITUS_SKIP="no Citus kit at $CITUS_KIT (BLOOM_CITUS_KIT names another)"
+	fi
+}
+
+# bench_citus_cluster OPTS: a Citus coordinator and two workers on three
+# free ports, the kit's citus-cluster.sh (at CITUS_KIT, bench_citus_skip)
+# in a temporary directory CITUS_BASE, with Citus's default settings,
+# bloomfilter created (Citus propagates it to the workers) and the server
+# options OPTS ("-c name=value ...") on every node; stopped at exit (and
+# by citus_cluster_stop "$BINDIR" "$CITUS_BASE").  PGHOST and PGPORT are
+# then the coordinator's.  Needs bench_psql's BINDIR.
+bench_citus_cluster() {
+	local port0
+	# shellcheck source=/dev/null
+	. "$CITUS_KIT/citus-cluster.sh"
+	CITUS_BASE=$(mktemp -d /tmp/bfdist.XXXXXX)
+	for _ in $(seq 1 50); do
+		port0=$((55000 + RANDOM % 900))
+		bf__port_free "$port0" && bf__port_free $((port0 + 1)) && bf__port_free $((port0 + 2)) && break
+	done
+	bf_log "starting Citus: a coordinator and two workers in $CITUS_BASE, ports $port0 to $((port0 + 2))"
+	bf_at_exit citus_cluster_stop "$BINDIR" "$CITUS_BASE"
+	CITUS_EXTENSIONS=bloomfilter CITUS_PG_OPTS=$1 citus_cluster_start "$BINDIR" "$CITUS_BASE" "$port0" || exit 1
+}
+
+# bench_events_select N VIP: the SELECT of N events (id, user_id bigint,
+# payload), whose each hundredth row is by one of the users 1..VIP (each
+# of them the same number of times), the others by one of N/10 users
+# whose ids are above VIP's; payload is md5(id::text), 32 characters.
+bench_events_select() {
+	echo "SELECT i AS id,
+		(CASE WHEN i % 100 = 0 THEN (i / 100 - 1) % $2 + 1 ELSE $2 + 1 + i % greatest($1 / 10, 1) END)::bigint AS user_id,
+		md5(i::text) AS payload FROM generate_series(1, $1) i"
 }
 
 # bench_rounds QUERY...: REPS rounds of the queries, whose SQL is in the
 # script's associative array Q_SQL (one row, its value named v).  Each round
 # runs them in an order rotated by one more, so that none always runs
 # first; bench_time runs each in a session of its own, untimed then timed,
-# and "QUERY UNTIMED_ANSWER TIMED_ANSWER" goes to $WORK/answers.
+# and "QUERY UNTIMED_ANSWER TIMED_ANSWER" goes to $WORK/answers.  Where
+# Q_SETUP[QUERY] is set, its pgbench lines (LOAD, SET, ...) start the
+# session, before the untimed run.  Where Q_CPU[QUERY] is set, the line
+# also has the backend's CPU time (bench_cpu_ms, which the database must
+# have) before and after the timed run: a serial query's work, which the
+# other programs of a busy machine lengthen less than its time.
 # shellcheck disable=SC2153 # REPS: the script's
 bench_rounds() {
-	local queries=("$@") nq=$# rep j q
+	local queries=("$@") nq=$# rep j q c0 c1
 	bf_log "timing: $REPS round(s)"
 	: >"$WORK/times"
 	: >"$WORK/answers"
 	for ((rep = 1; rep <= REPS; rep++)); do
 		for ((j = 0; j < nq; j++)); do
 			q=${queries[$(((j + rep) % nq))]}
-			bench_on_server "$q" bench_time "$q" "${Q_SQL[$q]} \gset" "${Q_SQL[$q]} \gset w_" \
-				"\\shell echo $q :w_v :v >> $WORK/answers"
+			c0='' c1=''
+			if [ -n "${Q_CPU[$q]:-}" ]; then
+				c0=$'\nSELECT bench_cpu_ms() AS c0 \\gset'
+				c1=$'SELECT bench_cpu_ms() AS c1 \\gset\n'
+			fi
+			bench_on_server "$q" bench_time "$q" "${Q_SQL[$q]} \gset" "${Q_SETUP[$q]:+${Q_SETUP[$q]}
+}${Q_SQL[$q]} \gset w_$c0" \
+				"$c1\\shell echo $q :w_v :v${c0:+ :c0 :c1} >> $WORK/answers"
 		done
 	done
+}
+
+# bench_cpu_times: "QUERY_cpu|ms", the backend's CPU time of each timed run
+# in bench_rounds of a query whose Q_CPU was set.
+bench_cpu_times() {
+	awk 'NF == 5 { printf "%s_cpu|%.1f\n", $1, $5 - $4 }' "$WORK/answers"
 }
 
 # bench_on_server QUERY COMMAND...: COMMAND with PGHOST and PGPORT of the
@@ -469,6 +615,35 @@ bench_answers() {
 # bench_answer QUERY: QUERY's answer in its first timed run.
 bench_answer() {
 	awk -v q="$1" '$1 == q { print $3; exit }' "$WORK/answers"
+}
+
+# bench_same_answers QUERY...: a check a QUERY, that it gave one answer in
+# every run of bench_rounds.
+bench_same_answers() {
+	local q n
+	for q in "$@"; do
+		n=$(bench_answers "$q")
+		bench_check "$q: the same answer in every run ($n different)" [ "$n" -eq 1 ]
+	done
+}
+
+# bench_rounds_against_off QUERY...: bench_rounds of QUERY..., SHARE (the
+# machine's busy share during them, bench_part_share), then the checks:
+# each QUERY gave one answer in every run, and each QUERY named BASE_X
+# (X not off) gave the answer of BASE_off, where that is among QUERY...
+# shellcheck disable=SC2034 # SHARE: for the script
+bench_rounds_against_off() {
+	local start q off
+	start=$(bench_cpu_ticks)
+	bench_rounds "$@"
+	SHARE=$(bench_part_share "$start")
+	bench_same_answers "$@"
+	for q in "$@"; do
+		off=${q%_*}_off
+		[[ $q != "$off" && " $* " == *" $off "* ]] || continue
+		bench_check "${Q_NAME[$q]}: off's answer ($(bench_answer "$q") vs $(bench_answer "$off"))" \
+			[ "$(bench_answer "$q")" = "$(bench_answer "$off")" ]
+	done
 }
 
 # ---- the script's frame ------------------------------------------------------
@@ -553,12 +728,14 @@ bench_tables() {
 # "NAME|LABEL|SQL" (SQL whose one column is v, for bench_rounds): their
 # names in QUERIES, in order, their labels in Q_NAME and their SQL in
 # Q_SQL, indexed by name; Q_SERVER, empty, is the script's to fill for
-# the queries another server runs (bench_on_server).
+# the queries another server runs (bench_on_server), Q_SETUP, empty, for
+# the queries whose sessions start with settings, and Q_CPU, empty, for
+# those whose backend's CPU time bench_rounds reads too.
 # shellcheck disable=SC2034 # for the script
 bench_queries() {
 	local name label sql
 	QUERIES=()
-	declare -gA Q_NAME=() Q_SQL=() Q_SERVER=()
+	declare -gA Q_NAME=() Q_SQL=() Q_SERVER=() Q_SETUP=() Q_CPU=()
 	while IFS='|' read -r name label sql; do
 		[ -n "$name" ] || continue
 		QUERIES+=("$name")
@@ -617,6 +794,42 @@ bench_cell() {
 	printf '%.1f (%.1f–%.1f)' "${MED[$1]:-0}" "${MIN[$1]:-0}" "${MAX[$1]:-0}"
 }
 
+bench_ms() {
+	printf '%.1f' "${MED[$1]}"
+}
+
+bench_med_ratio() {
+	bench_ratio "${MED[$1]}" "${MED[$2]}"
+}
+
+bench_tables_title() {
+	echo "## bench/${0##*/}${QUICK:+ --quick (smoke test: the times mean nothing)}"
+	echo
+	echo "$*"
+	echo
+}
+
+# bench_finish NAME LABEL: the end of a bench whose Markdown tables are in
+# $WORK/tables.md and whose whole report is REPORT: "== Checks" (each
+# check's line), the tables and the load, printed and added to REPORT;
+# the tables and REPORT saved under bench/out/ (NAME-STAMP.md and .txt,
+# -quick added under --quick); then the last line, bench_checks_line
+# LABEL, and its status.
+bench_finish() {
+	local base=$1-$STAMP${QUICK:+-quick}
+	{
+		echo "== Checks"
+		printf '%s\n' "${BENCH_CHECK_LINES[@]}"
+		echo
+		cat "$WORK/tables.md"
+		echo "load after the run: $(bench_load)"
+	} | tee -a "$REPORT"
+	mkdir -p "$OUT_DIR"
+	cp "$WORK/tables.md" "$OUT_DIR/$base.md"
+	bench_save "$REPORT" "$base.txt"
+	bench_checks_line "$2"
+}
+
 # bench_results_table NAME_W NUM_W QUERY...: "== Results" of bench_rounds'
 # REPS rounds: a row a QUERY, its Q_NAME in NAME_W characters, then its
 # median, minimum and maximum (MED, MIN, MAX) in NUM_W each.
@@ -627,6 +840,18 @@ bench_results_table() {
 	printf "%-${nw}s %${vw}s %${vw}s %${vw}s\n" query median min max
 	for q in "$@"; do
 		printf "%-${nw}s %${vw}.1f %${vw}.1f %${vw}.1f\n" "${Q_NAME[$q]}" "${MED[$q]}" "${MIN[$q]}" "${MAX[$q]}"
+	done
+}
+
+# bench_every_query NAME_W QUERY...: "== Every query" of bench_rounds' REPS
+# rounds: a line a QUERY, its name in NAME_W characters, then its median,
+# minimum and maximum (MED, MIN, MAX) in ms.
+bench_every_query() {
+	local nw=$1 q
+	shift
+	echo "== Every query ($REPS round(s); ms: median, min, max)"
+	for q in "$@"; do
+		printf "%-${nw}s %10.1f %10.1f %10.1f\n" "$q" "${MED[$q]}" "${MIN[$q]}" "${MAX[$q]}"
 	done
 }
 

@@ -182,9 +182,18 @@ decode_runs(bloom_flatten_job *job)
 }
 
 /*
+ * The most hashes a thread counts or scatters between two looks at the
+ * cancel flag: what a cancel waits for beyond the step it lands in, where a
+ * thread's whole share (tens of millions of hashes) would be most of a
+ * pass.
+ */
+#define HASHES_BETWEEN_CANCEL_CHECKS	((uint64_t) 1 << 20)
+
+/*
  * Steps 1 and 2: for each hash of this thread's share of all of them
  * (count) add one to its bucket's count, or (scatter) write it at its
- * bucket's next position.
+ * bucket's next position.  A cancel leaves the rest undone: nothing reads
+ * it then.
  */
 static void
 pass_over_share(bloom_flatten_job *job, unsigned id, bool scatter)
@@ -204,12 +213,20 @@ pass_over_share(bloom_flatten_job *job, unsigned id, bool scatter)
 		if (end <= from)
 			continue;
 		end = end < to ? end : to;
-		if (scatter)
-			for (uint64_t i = from - start; i < end - start; i++)
-				job->sorted[next[(uint64_t) h[i] >> shift]++] = h[i];
-		else
-			for (uint64_t i = from - start; i < end - start; i++)
-				next[(uint64_t) h[i] >> shift]++;
+		for (uint64_t i = from - start; i < end - start;)
+		{
+			uint64_t	stride_end = end - start - i > HASHES_BETWEEN_CANCEL_CHECKS ?
+				i + HASHES_BETWEEN_CANCEL_CHECKS : end - start;
+
+			if (scatter)
+				for (; i < stride_end; i++)
+					job->sorted[next[(uint64_t) h[i] >> shift]++] = h[i];
+			else
+				for (; i < stride_end; i++)
+					next[(uint64_t) h[i] >> shift]++;
+			if (is_cancelled(job))
+				return;
+		}
 		from = end;
 	}
 }
@@ -288,14 +305,14 @@ share_out_code(bloom_flatten_job *job)
 	}
 }
 
-/* Step 4: the bits of this thread's part of the code. */
+/* Step 4: the bits of this thread's part of the code (a cancel: some). */
 static void
 count_part_bits(bloom_flatten_job *job, flatten_thread *ts)
 {
 	uint64_t	prev = ts->prev_plus_one;
 
 	ts->bits = 0;
-	for (size_t b = ts->bucket_from; b < ts->bucket_to; b++)
+	for (size_t b = ts->bucket_from; b < ts->bucket_to && !is_cancelled(job); b++)
 		ts->bits += bloom_gaps_code_bits(job->sorted + job->bucket_start[b],
 										 job->bucket_distinct[b], job->r, &prev);
 }

@@ -1,7 +1,7 @@
 /*
  * bloom_compat.h
  *		Every difference between the PostgreSQL majors the glue builds
- *		against (13 to 18), and only those, in one place.
+ *		against (13 to 19), and only those, in one place.
  *
  * Include after postgres.h (bloom_pg.h does).  Each block names the major
  * that changed, so that it can go when that major is the oldest supported.
@@ -70,6 +70,64 @@ typedef char bloom_b64_binary;
 #define bloom_toast_snapshot(space) ((void) (space), get_toast_snapshot())
 #else
 #define bloom_toast_snapshot(space) (init_toast_snapshot(space), (Snapshot) (space))
+#endif
+
+/*
+ * 19 passes the planner (and its hook) the ExplainState of an EXPLAIN.
+ * BLOOM_PLANNER_PARAMS declares a planner hook's parameters and
+ * BLOOM_PLANNER_ARGS passes them on, on every major.
+ */
+#if PG_VERSION_NUM >= 190000
+#define BLOOM_PLANNER_PARAMS Query *parse, const char *query_string, \
+	int cursorOptions, ParamListInfo boundParams, ExplainState *es
+#define BLOOM_PLANNER_ARGS parse, query_string, cursorOptions, boundParams, es
+#else
+#define BLOOM_PLANNER_PARAMS Query *parse, const char *query_string, \
+	int cursorOptions, ParamListInfo boundParams
+#define BLOOM_PLANNER_ARGS parse, query_string, cursorOptions, boundParams
+#endif
+
+/*
+ * 16 moved a relation's permissions out of its RangeTblEntry into the
+ * query's list of RTEPermissionInfo.  rte, a copy of one of query from's
+ * entries made the only entry of query to, takes a copy of the permissions
+ * from gave it (include parser/parse_relation.h).  Before 16 the copy carries
+ * them.
+ */
+#if PG_VERSION_NUM >= 160000
+#define bloom_rte_take_permissions(from, rte, to) \
+	do { \
+		if ((rte)->perminfoindex != 0) \
+		{ \
+			(to)->rteperminfos = list_make1(copyObject(getRTEPermissionInfo((from)->rteperminfos, (rte)))); \
+			(rte)->perminfoindex = 1; \
+		} \
+	} while (0)
+#else
+#define bloom_rte_take_permissions(from, rte, to) ((void) (from), (void) (rte), (void) (to))
+#endif
+
+/* 14 numbers the aggregates of a query in Aggref; -1 until planned. */
+#if PG_VERSION_NUM >= 140000
+#define bloom_aggref_unnumbered(agg) ((agg)->aggno = -1, (agg)->aggtransno = -1)
+#else
+#define bloom_aggref_unnumbered(agg) ((void) (agg))
+#endif
+
+/*
+ * 14 made a never-analyzed relation's reltuples -1; before, 0 meant that
+ * too (or an empty table).  Either way it is no count to plan by.
+ */
+#define bloom_reltuples_known(reltuples) ((reltuples) > 0)
+
+/*
+ * postgres_fdw's fdw_tuple_cost when its server sets none: 17 raised it
+ * from 0.01 to 0.2.
+ */
+#if PG_VERSION_NUM >= 170000
+#define BLOOM_FDW_DEFAULT_TUPLE_COST 0.2
+#else
+#define BLOOM_FDW_DEFAULT_TUPLE_COST 0.01
 #endif
 
 /*

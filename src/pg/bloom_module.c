@@ -19,6 +19,7 @@ BLOOM_SERVER_HEADERS_END
 #include "bloom_agg_handoff.h"
 #include "bloom_build.h"
 #include "bloom_final.h"
+#include "bloom_join_filter.h"
 #include "bloom_pg.h"
 #include "bloom_shared_cache.h"
 #include "bloom_stored_cache.h"
@@ -89,5 +90,18 @@ _PG_init(void)
 							&bloom_shared_cache_kb,
 							256 * 1024, 0, MAX_KILOBYTES,
 							PGC_SIGHUP, GUC_UNIT_KB, NULL, NULL, NULL);
+
+	/*
+	 * Off by default: the filters it adds change no result, but a query's
+	 * plan, and only measurements on a user's servers say where that pays
+	 * more than the cost model guesses.
+	 */
+	DefineCustomBoolVariable("bloomfilter.join_filter",
+							 "Lets the planner add a bloom filter of a join's other side to the scan of a foreign table.",
+							 "For a postgres_fdw table whose server lists the extension, joined by equality of key columns, when the statistics say the filter drops more rows than it costs.",
+							 &bloom_join_filter,
+							 false,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	bloom_reserve_guc_prefix("bloomfilter");
+	bloom_join_filter_install();
 }

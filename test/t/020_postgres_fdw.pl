@@ -32,7 +32,12 @@
 #   7. the statements of doc/distributed.md's `sql fdw remote` blocks run on
 #      both shards, then its `sql fdw` blocks on the local cluster, with the
 #      servers the document names (events1.internal and events2.internal,
-#      port 5432, database app) made the two shards.
+#      port 5432, database app) made the two shards; its join without a
+#      written pre-check gets the filter bloomfilter.join_filter adds.
+#
+# The local server runs with bloomfilter.join_filter on (loaded by
+# session_preload_libraries), so every check holds with the filters the
+# planner adds as well.
 #
 # It also times the join pre-check against the plain join, over a remote
 # table of its own, and says so in "fdw-measure:" notes (never checked):
@@ -48,7 +53,9 @@ use Test::More;
 my $rows = 100000;
 my ($mrows, $mkeys) = $ENV{BF_MEASURE} ? (1000000, 10000) : (200000, 2000);
 
-my $local = bloom_node('local');
+# The local server plans with bloomfilter.join_filter on, loaded in every
+# session: each check below holds with the filters it adds too.
+my $local = bloom_node('local', "session_preload_libraries = 'bloomfilter'", 'bloomfilter.join_filter = on');
 my $r1 = bloom_node('r1');
 my $r2 = bloom_node('r2');
 
@@ -389,7 +396,25 @@ ok(@local_blocks > 0, "doc/distributed.md has 'sql fdw' blocks");
 doc_block_runs('doc/distributed.md', $_, doc_sql($_->{sql}), $r1, $r2) foreach @remote_blocks;
 doc_block_runs('doc/distributed.md', $_, doc_sql($_->{sql}), $local) foreach @local_blocks;
 
+# The document's join without a written pre-check gets one from
+# bloomfilter.join_filter, as its comments show, with the same answer.
+my $doc_join = 'SELECT count(*) FROM events e JOIN vip v ON e.user_id = v.user_id';
+my $doc_plan = lq("LOAD 'bloomfilter'; SET bloomfilter.join_filter = on; EXPLAIN (VERBOSE, COSTS OFF) $doc_join");
+like($doc_plan, qr/InitPlan.*bloom_agg\(v_1\.user_id, \d+\).*Remote SQL: SELECT user_id FROM public\.events WHERE \(\(user_id OPERATOR\(public\.<~\) \$1::public\.bloomfilter\)\)/s,
+	"doc/distributed.md's join gets the filter its comments show with bloomfilter.join_filter on");
+is(lq("LOAD 'bloomfilter'; SET bloomfilter.join_filter = on; $doc_join"), lq($doc_join),
+	"doc/distributed.md's join: the answer of the setting off");
+
 # ---- measurements (not checked) --------------------------------------------------
+
+# The plain join is timed as users without the setting run it; the join
+# the setting filters is timed apart (once the foreign table has the
+# statistics it decides by).
+lq('ANALYZE fm');
+my $m_auto_ms = best_ms($local, 'SELECT count(*) FROM fm r JOIN mkeys s ON r.k = s.k');
+lq('ALTER SYSTEM SET bloomfilter.join_filter = off');
+lq('SELECT pg_reload_conf()');
+$local->poll_query_until('postgres', "SELECT current_setting('bloomfilter.join_filter') = 'off'");
 
 my $mfilter = '(SELECT bloom_agg(k, 10) FROM mkeys)';
 my $m_plain = 'SELECT count(*) FROM fm r JOIN mkeys s ON r.k = s.k';
@@ -406,7 +431,7 @@ note("fdw-measure: rows crossing: plain join $mrows, with the pre-check $m_passe
 note('fdw-measure: plain join ' . best_ms($local, $m_plain) . ' ms; join with the pre-check '
 	  . best_ms($local, $m_pre) . ' ms; the pre-check alone, count(*) WHERE r.k <~ filter, '
 	  . best_ms($local, $m_count) . " ms; join with the pre-check without extensions 'bloomfilter' "
-	  . '(filtered locally) ' . best_ms($local, $m_local) . ' ms');
+	  . '(filtered locally) ' . best_ms($local, $m_local) . " ms; the plain join with bloomfilter.join_filter on $m_auto_ms ms");
 note("fdw-measure: bloom_agg(k, 10) over $rows remote rows: computed on the remote side "
 	  . best_ms($local, 'SELECT bloom_agg(k, 10) FROM f1')
 	  . " ms, without extensions 'bloomfilter' (every row crosses) "

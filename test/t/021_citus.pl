@@ -100,8 +100,13 @@ if ($undefined =~ / curl_/ && $linked !~ /libcurl/)
 
 # ---- the cluster: a coordinator and two workers ------------------------------
 
+# bloomfilter.join_filter on, loaded in every session: each check below
+# holds with it (it adds filters to postgres_fdw tables only, and must
+# leave Citus's planning as it is).
 my @conf = (
 	"shared_preload_libraries = 'citus'",
+	"session_preload_libraries = 'bloomfilter'",
+	'bloomfilter.join_filter = on',
 	'max_connections = 200',
 	'max_prepared_transactions = 200');
 my $coord = bloom_node('coord', @conf);

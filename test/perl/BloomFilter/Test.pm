@@ -375,4 +375,55 @@ sub crash_lines
 	return join '', grep { /terminated by signal|server process .* was terminated|PANIC/ } <$fh>;
 }
 
+# ---- postgres_fdw servers and the plans they give: for the tests that
+# compare a query with and without a planner feature over foreign tables
+# (035_join_filter_differential.pl) ------------------------------------------
+
+push @EXPORT, qw(fdw_server_sql plan_scans_matching);
+
+# fdw_server_sql(NAME, NODE, DB, OPTIONS): the SQL that makes a postgres_fdw
+# server NAME reaching database DB of NODE (the node itself for a loopback
+# server), with the extra server OPTIONS ("extensions 'bloomfilter'", or
+# ''), and the current user's mapping to it.  postgres_fdw must be created.
+sub fdw_server_sql
+{
+	my ($name, $node, $db, $options) = @_;
+	my $opts = "host '" . $node->host . "', port '" . $node->port . "', dbname '$db'";
+	$opts .= ", $options" if ($options // '') ne '';
+	return "CREATE SERVER $name FOREIGN DATA WRAPPER postgres_fdw OPTIONS ($opts);\n"
+	  . "CREATE USER MAPPING FOR CURRENT_USER SERVER $name;\n";
+}
+
+# plan_scans_matching(PLAN, RE): the aliases (the table's name where it has
+# none) of the scans of PLAN, the text of an EXPLAIN (VERBOSE, COSTS OFF),
+# that have a line matching RE of their own (a Filter, a Remote SQL), each
+# once; a foreign scan of a join pushed down counts for each of the
+# relations its "Relations:" line names.
+sub plan_scans_matching
+{
+	my ($plan, $re) = @_;
+	my (@current, %found);
+	my $first = 1;
+	foreach my $line (split /\n/, $plan)
+	{
+		if ($first || $line =~ /^\s*->/ || $line =~ /^\s*(?:InitPlan|SubPlan|CTE) /)
+		{
+			$first = 0;
+			@current = ();
+			@current = ($2 // $1 =~ s/^.*\.//r)
+			  if $line =~ /\bScan(?: using \S+)? on (\S+)(?: (\S+))?\s*$/;
+			next;
+		}
+		if ($line =~ /^\s*Relations: (.*)$/)
+		{
+			my $rels = $1;
+			@current = ();
+			push @current, $2 // $1 =~ s/^.*\.//r while $rels =~ /\((\S+?)(?: (\w+))?\)/g;
+			next;
+		}
+		$found{$_} = 1 foreach ($line =~ $re ? @current : ());
+	}
+	return sort keys %found;
+}
+
 1;

@@ -1,0 +1,257 @@
+# test/t/036_join_filter_plans.pl -- where bloomfilter.join_filter adds a
+# filter to a foreign table's scan, and where it must not.
+#
+# One cluster reaches its own tables through two postgres_fdw servers, one
+# listing extensions 'bloomfilter' and one not.  With the setting on:
+#
+#   1. a filter of the local side's keys is built (an initplan computing
+#      bloom_agg over the local table, under its own conditions) and sent
+#      with the remote query (<~ against a parameter in the Remote SQL) for
+#      JOIN ... ON, USING, a comma join, IN (SELECT ...), EXISTS, a key of
+#      two columns (bloom_key), varchar against text, uuid, bytea,
+#      integers of different widths, a local key of a domain, and a join
+#      in a subquery of FROM or in a WITH query; its bits per key are the cost model's, 20 for a
+#      small local side and fewer for a large one;
+#   2. none is added to an outer join's sides, under NOT IN, NOT EXISTS or
+#      OR, for a server without the option, a foreign key column of a
+#      domain (postgres_fdw would not send it), for text under a
+#      nondeterministic collation, for an IN subquery with a LIMIT or over
+#      a foreign table (building would fetch it again), for a foreign
+#      table never analyzed, where every remote row matches (a foreign
+#      key), where the remote side is small, or with the setting off;
+#   3. under row-level security the filter's input is what the role may
+#      see, and a volatile condition on the local side stays out of it (the
+#      filter may hold more keys, never other ones);
+#   4. every query answers as it does with the setting off (run as it
+#      stands: a query's subqueries in FROM and WITH get filters too);
+#   5. a statement timeout while the filter is built cancels the query, and
+#      the session and its remote connection go on working.
+use strict;
+use warnings;
+
+use BloomFilter::Test;
+use Test::More;
+
+my $node = bloom_node('main');
+
+if ($node->safe_psql('postgres',
+		"SELECT count(*) FROM pg_available_extensions WHERE name = 'postgres_fdw'") ne '1')
+{
+	plan skip_all => 'postgres_fdw is not available (contrib)';
+}
+
+$node->safe_psql('postgres', qq{
+CREATE EXTENSION bloomfilter;
+CREATE EXTENSION postgres_fdw;
+CREATE SCHEMA src;
+CREATE TABLE src.events (id bigint, user_id bigint, region integer, name varchar(20),
+	tag uuid, blob bytea);
+INSERT INTO src.events
+	SELECT g, (g * 7919) % 1000003, g % 10, 'u' || (g * 7919) % 1000003,
+		md5('t' || (g * 7919) % 1000003)::uuid, decode(md5('b' || (g * 7919) % 1000003), 'hex')
+	FROM generate_series(1::bigint, 200000) g;
+CREATE TABLE src.orders (id bigint, user_id integer);
+INSERT INTO src.orders SELECT g, 1 + g % 1000 FROM generate_series(1, 50000) g;
+CREATE TABLE src.small (user_id bigint);
+INSERT INTO src.small SELECT (g * 7919) % 1000003 FROM generate_series(1::bigint, 300) g;
+ANALYZE src.events; ANALYZE src.orders; ANALYZE src.small;
+
+@{[ fdw_server_sql('loop', $node, 'postgres', "extensions 'bloomfilter'") ]}
+@{[ fdw_server_sql('loop_plain', $node, 'postgres', '') ]}
+CREATE FOREIGN TABLE events (id bigint, user_id bigint, region integer, name varchar(20),
+	tag uuid, blob bytea) SERVER loop OPTIONS (schema_name 'src', table_name 'events');
+CREATE FOREIGN TABLE events_plain (id bigint, user_id bigint, region integer, name varchar(20),
+	tag uuid, blob bytea) SERVER loop_plain OPTIONS (schema_name 'src', table_name 'events');
+CREATE FOREIGN TABLE events_new (id bigint, user_id bigint, region integer, name varchar(20),
+	tag uuid, blob bytea) SERVER loop OPTIONS (schema_name 'src', table_name 'events');
+CREATE DOMAIN user_key AS bigint;
+CREATE FOREIGN TABLE events_dom (id bigint, user_id user_key) SERVER loop
+	OPTIONS (schema_name 'src', table_name 'events');
+CREATE FOREIGN TABLE orders (id bigint, user_id integer)
+	SERVER loop OPTIONS (schema_name 'src', table_name 'orders');
+CREATE FOREIGN TABLE small (user_id bigint)
+	SERVER loop OPTIONS (schema_name 'src', table_name 'small');
+
+-- 1,000 keys of the remote table (every third of its first 3,000 rows),
+-- and 1,000 that it lacks
+CREATE TABLE vip (user_id integer, tier text, region smallint, name text, tag uuid, blob bytea);
+INSERT INTO vip
+	SELECT (g * 7919) % 1000003, CASE WHEN g % 2 = 0 THEN 'gold' ELSE 'silver' END, g % 10,
+		'u' || (g * 7919) % 1000003, md5('t' || (g * 7919) % 1000003)::uuid,
+		decode(md5('b' || (g * 7919) % 1000003), 'hex')
+	FROM generate_series(3, 3000, 3) g;
+INSERT INTO vip SELECT -g, 'gold', 0, 'x' || g, md5('x' || g)::uuid, '\\x00' FROM generate_series(1, 1000) g;
+-- 60,000 keys, 20,000 of them remote: a filter worth fewer bits a key
+CREATE TABLE many (user_id user_key);
+INSERT INTO many SELECT (g * 7919) % 1000003 FROM generate_series(1::bigint, 20000) g;
+INSERT INTO many SELECT -g FROM generate_series(1, 40000) g;
+ANALYZE many;
+CREATE TABLE customers (user_id integer PRIMARY KEY);
+INSERT INTO customers SELECT g FROM generate_series(1, 1000) g;
+ANALYZE events; ANALYZE events_plain; ANALYZE events_dom; ANALYZE orders; ANALYZE small;
+ANALYZE vip; ANALYZE customers;
+});
+
+my $on = "LOAD 'bloomfilter'; SET bloomfilter.join_filter = on;";
+my $off = "LOAD 'bloomfilter'; SET bloomfilter.join_filter = off;";
+
+sub plan_with { my ($set, $sql) = @_;
+	return $node->safe_psql('postgres', "$set EXPLAIN (VERBOSE, COSTS OFF) $sql"); }
+sub answer_with { my ($set, $sql) = @_;
+	return $node->safe_psql('postgres', "$set $sql"); }
+
+# A filter is there when an initplan computes bloom_agg and the Remote SQL
+# probes a parameter with <~.
+sub has_filter
+{
+	my ($plan) = @_;
+	return $plan =~ /InitPlan/ && $plan =~ /bloom_agg\(/
+		&& $plan =~ /Remote SQL: .*OPERATOR\([a-z_]+\.<~\) \$\d/;
+}
+
+sub check_query
+{
+	my ($name, $sql, $want_filter, $want_in_plan) = @_;
+	my $plan = plan_with($on, $sql);
+	if ($want_filter)
+	{
+		ok(has_filter($plan), "$name: a filter is added") or diag($plan);
+		like($plan, $want_in_plan, "$name: built as expected") if $want_in_plan;
+	}
+	else
+	{
+		ok(!has_filter($plan) && $plan !~ /bloom_agg/, "$name: no filter") or diag($plan);
+	}
+	ok(!has_filter(plan_with($off, $sql)), "$name: none with the setting off");
+	my $answer = answer_with($on, $sql);
+	is($answer, answer_with($off, $sql), "$name: the answer of the setting off ($answer)");
+}
+
+# ---- 1. where a filter is added ----------------------------------------------
+check_query('JOIN ON',
+	'SELECT count(*), sum(e.id) FROM events e JOIN vip v ON v.user_id = e.user_id', 1,
+	qr/bloom_agg\(v_1\.user_id, \d+\)/);
+check_query('JOIN ON, the local side filtered',
+	"SELECT count(*), sum(e.id) FROM events e JOIN vip v ON v.user_id = e.user_id WHERE v.tier = 'gold'",
+	1, qr/Filter: \(v_1\.tier = 'gold'::text\)/);
+check_query('USING, integer against bigint',
+	'SELECT count(*), sum(id) FROM events JOIN vip USING (user_id)', 1, undef);
+check_query('comma join',
+	'SELECT count(*) FROM vip v, events e WHERE e.user_id = v.user_id AND e.region < 5', 1, undef);
+check_query('IN',
+	"SELECT count(*), sum(e.id) FROM events e WHERE e.user_id IN (SELECT user_id FROM vip WHERE tier = 'silver')",
+	1, qr/bloom_agg\(vip_1\.user_id, \d+\).*tier = 'silver'/s);
+check_query('EXISTS',
+	"SELECT count(*) FROM events e WHERE EXISTS (SELECT 1 FROM vip v WHERE v.user_id = e.user_id AND v.tier = 'gold')",
+	1, qr/Filter: \(v_1\.tier = 'gold'::text\)/);
+check_query('two key columns',
+	'SELECT count(*) FROM events e JOIN vip v ON v.user_id = e.user_id AND v.region = e.region', 1,
+	qr/bloom_agg\(bloomfilter\.bloom_key\(v_1\.user_id, v_1\.region\), \d+\)|bloom_agg\(bloom_key\(v_1\.user_id, v_1\.region\), \d+\)/);
+check_query('varchar against text',
+	'SELECT count(*) FROM events e JOIN vip v ON v.name = e.name', 1, qr/bloom_agg\(v_1\.name, \d+\)/);
+check_query('a join in a subquery of FROM',
+	"SELECT count(*) FROM (SELECT e.id FROM events e JOIN vip v USING (user_id) WHERE v.tier = 'gold') s",
+	1, qr/Filter: \(v_1\.tier = 'gold'::text\)/);
+check_query('a join in a WITH query',
+	"WITH j AS MATERIALIZED (SELECT e.id FROM events e JOIN vip v USING (user_id)) SELECT count(*) FROM j",
+	1, undef);
+check_query('uuid', 'SELECT count(*) FROM events e JOIN vip v ON v.tag = e.tag', 1, undef);
+check_query('bytea', 'SELECT count(*) FROM events e JOIN vip v ON v.blob = e.blob', 1, undef);
+
+# The bits per key are the cost model's: the most it tries (20) for a small
+# local side, fewer for a large one, whose filter costs more to send.
+like(plan_with($on, 'SELECT count(*) FROM events e JOIN vip v ON v.user_id = e.user_id'),
+	qr/bloom_agg\(v_1\.user_id, 20\)/, 'bits per key: 20 for 2,000 local keys');
+my ($many_bits) = plan_with($on, 'SELECT count(*) FROM events e JOIN many m ON m.user_id = e.user_id')
+	=~ /bloom_agg\(\(m_1\.user_id\)::bigint, (\d+)\)/;
+ok(defined $many_bits && $many_bits >= 4 && $many_bits < 20,
+	'bits per key: fewer for 60,000 local keys (' . ($many_bits // 'no filter') . ')');
+check_query('a large local side',
+	'SELECT count(*) FROM events e JOIN many m ON m.user_id = e.user_id', 1, undef);
+
+# ---- 2. where none is ---------------------------------------------------------
+check_query('the preserved side of a LEFT JOIN',
+	'SELECT count(*), count(v.user_id) FROM events e LEFT JOIN vip v ON v.user_id = e.user_id', 0);
+check_query('the nullable side of a LEFT JOIN',
+	'SELECT count(*), count(e.id) FROM vip v LEFT JOIN events e ON v.user_id = e.user_id', 0);
+check_query('FULL JOIN',
+	'SELECT count(*) FROM vip v FULL JOIN events e ON v.user_id = e.user_id', 0);
+check_query('NOT IN',
+	'SELECT count(*) FROM events e WHERE e.user_id NOT IN (SELECT user_id FROM vip)', 0);
+check_query('NOT EXISTS',
+	'SELECT count(*) FROM events e WHERE NOT EXISTS (SELECT 1 FROM vip v WHERE v.user_id = e.user_id)', 0);
+check_query('under OR',
+	'SELECT count(*) FROM events e WHERE e.user_id IN (SELECT user_id FROM vip) OR e.region = 3', 0);
+check_query('a server without the option',
+	'SELECT count(*) FROM events_plain e JOIN vip v ON v.user_id = e.user_id', 0);
+check_query('an IN subquery with a LIMIT',
+	'SELECT count(*) FROM events e WHERE e.user_id IN (SELECT user_id FROM vip ORDER BY user_id LIMIT 500)', 0);
+check_query('an IN subquery reading a foreign table',
+	'SELECT count(*) FROM events e WHERE e.user_id IN (SELECT user_id FROM small)', 0);
+check_query('EXISTS over a foreign table',
+	'SELECT count(*) FROM events e WHERE EXISTS (SELECT 1 FROM small s WHERE s.user_id = e.user_id)', 0);
+check_query('a foreign column of a domain (postgres_fdw sends no condition on it)',
+	'SELECT count(*) FROM events_dom e JOIN vip v ON v.user_id = e.user_id', 0);
+check_query('a foreign table never analyzed',
+	'SELECT count(*) FROM events_new e JOIN vip v ON v.user_id = e.user_id', 0);
+check_query('every remote row matches (a foreign key)',
+	'SELECT count(*) FROM orders o JOIN customers c ON c.user_id = o.user_id', 0);
+check_query('a small remote side',
+	'SELECT count(*) FROM small s JOIN vip v ON v.user_id = s.user_id', 0);
+check_query('a join on another operator',
+	'SELECT count(*) FROM events e JOIN vip v ON v.user_id < e.user_id AND e.id < 100', 0);
+
+SKIP:
+{
+	my $icu = $node->psql('postgres',
+		"CREATE COLLATION ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false)");
+	skip 'the server has no ICU', 3 if $icu != 0;
+	check_query('text under a nondeterministic collation',
+		'SELECT count(*) FROM events e JOIN vip v ON v.name = e.name COLLATE ci', 0);
+}
+
+# ---- row-level security: the filter reads what the role may see --------------
+$node->safe_psql('postgres', q{
+CREATE ROLE alice;
+GRANT SELECT ON vip, events TO alice;
+GRANT USAGE ON FOREIGN SERVER loop TO alice;
+CREATE USER MAPPING FOR alice SERVER loop OPTIONS (user 'postgres', password_required 'false');
+ALTER TABLE vip ENABLE ROW LEVEL SECURITY;
+CREATE POLICY gold_only ON vip FOR SELECT TO alice USING (tier = 'gold');});
+my $rls = 'SELECT count(*), sum(e.id) FROM events e JOIN vip v ON v.user_id = e.user_id';
+my $rls_plan = plan_with("$on SET ROLE alice;", $rls);
+ok(has_filter($rls_plan) && $rls_plan =~ /InitPlan.*tier = 'gold'.*Foreign Scan/s,
+	"row-level security: the filter's input is under the role's policy") or diag($rls_plan);
+my $rls_answer = answer_with("$on SET ROLE alice;", $rls);
+is($rls_answer, answer_with("$off SET ROLE alice;", $rls),
+	"row-level security: the answer of the setting off ($rls_answer)");
+isnt($rls_answer, answer_with($on, $rls), 'row-level security: the policy changes the answer');
+$node->safe_psql('postgres', 'ALTER TABLE vip DISABLE ROW LEVEL SECURITY');
+
+# ---- 3. a volatile condition stays out of the filter ------------------------
+my $plan = plan_with($on,
+	"SELECT count(*) FROM events e JOIN vip v ON v.user_id = e.user_id WHERE v.tier = 'gold' AND random() < 2");
+ok(has_filter($plan), 'volatile condition: a filter is added');
+my ($initplan) = $plan =~ /(InitPlan.*?)\n\s*->\s+(?:Hash|Nested|Merge)/s;
+ok(defined $initplan && $initplan =~ /tier = 'gold'/ && $initplan !~ /random/,
+	'volatile condition: the filter reads the stable one only') or diag($plan);
+
+# ---- 5. a timeout while the filter is built ------------------------------------
+$node->safe_psql('postgres', q{
+CREATE FUNCTION slow_ok(integer) RETURNS boolean LANGUAGE plpgsql STABLE
+	AS $$ BEGIN PERFORM pg_sleep(0.005); RETURN true; END $$;});
+my $slow = 'SELECT count(*) FROM events e JOIN vip v ON v.user_id = e.user_id WHERE slow_ok(v.region)';
+like(plan_with($on, $slow), qr/InitPlan.*slow_ok\(\(v_1\.region\)/s,
+	'timeout: the filter reads the slow condition');
+my ($rc, $out, $err) = $node->psql('postgres', "$on SET statement_timeout = '300ms'; $slow");
+like($err, qr/canceling statement due to statement timeout/, 'timeout: the query is cancelled');
+is($node->safe_psql('postgres',
+		"$on SELECT count(*) FROM events e JOIN vip v ON v.user_id = e.user_id; SELECT 1"),
+	"1000\n1", 'timeout: the next queries of a new session answer');
+my ($rc2, $out2, $err2) = $node->psql('postgres',
+	"$on SET statement_timeout = '300ms'; $slow; SET statement_timeout = 0; "
+	. "SELECT count(*) FROM events e JOIN vip v ON v.user_id = e.user_id", on_error_stop => 0);
+like($err2, qr/statement timeout/, 'timeout: cancelled again');
+like($out2, qr/^1000$/m, 'timeout: the same session then answers, through the same remote connection');
+
+done_testing();
