@@ -80,7 +80,7 @@ typedef struct SharedFileHeader
 	ItemPointerData tid;
 	TransactionId xmin;
 	pg_crc32c	head_crc;		/* of the head (both CRCs as 0) and chunk 0 */
-	pg_crc32c	filter_crc;		/* of the filter */
+	pg_crc32c	filter_crc;		/* of the filter; 0 without data checksums */
 } SharedFileHeader;
 
 typedef struct SharedFile
@@ -440,7 +440,13 @@ bloom_shared_cache_write(const BloomStoredIdentity *id, const bytea *filter)
 	make_room(file_bytes, bound_bytes());
 
 	fill_header(&header, id, VARSIZE(filter));
-	header.filter_crc = filter_crc(filter, VARSIZE(filter));
+	/*
+	 * Only a cluster with data checksums reads the filter's CRC (see
+	 * bloom_shared_cache_map), and a file is read only by the server start
+	 * that wrote it, under the same setting: without them the CRC would be
+	 * a read of every byte for nothing.
+	 */
+	header.filter_crc = DataChecksumsEnabled() ? filter_crc(filter, VARSIZE(filter)) : 0;
 	header.head_crc = head_crc(&header, id->chunk0);
 	file_path(id, path, sizeof(path));
 	snprintf(temp_path, sizeof(temp_path), "%s.%d.tmp", path, MyProcPid);
