@@ -115,8 +115,7 @@ typedef struct JoinFilter
 	List	   *build_keys;		/* the key expressions, in build's terms */
 	Oid			collation;		/* the text keys' collation, or none */
 	Index		build_rti;		/* the other side in the query's FROM, or 0 */
-	BloomJoinSide build_side;	/* its rows and keys */
-	Oid			build_relid;	/* the relation build_side describes */
+	Oid			build_relid;	/* the relation whose statistics count its keys */
 	List	   *build_attnums;	/* its key columns, for their statistics */
 	bool		build_inh;		/* its statistics: of its inheritance tree */
 	double		pass;			/* the share of probe rows expected to pass */
@@ -359,9 +358,8 @@ collect_inner_joins(Rewrite *rw, Node *node)
 
 /*
  * Whether a condition may be run again in the filter's own query: it
- * reads only relation rti of this level (rti 0: of no relation of this
- * level, and none outside), has no subquery, and gives the same answer
- * each time it runs.
+ * reads only relation rti of this level and nothing outside it, has no
+ * subquery, and gives the same answer each time it runs.
  */
 static bool
 reads_other_relations_walker(Node *node, void *rti)
@@ -468,6 +466,22 @@ add_key(JoinFilter *filter, Node *probe_key, Node *build_key, Oid collation,
 	filter->build_attnums = lappend_int(filter->build_attnums, attnum);
 }
 
+/* "SELECT FROM rte", rte at index 1 and the only entry; no target list yet. */
+static Query *
+one_entry_query(RangeTblEntry *rte)
+{
+	Query	   *query = makeNode(Query);
+	RangeTblRef *ref = makeNode(RangeTblRef);
+
+	query->commandType = CMD_SELECT;
+	query->querySource = QSRC_ORIGINAL;
+	query->canSetTag = true;
+	query->rtable = list_make1(rte);
+	ref->rtindex = 1;
+	query->jointree = makeFromExpr(list_make1(ref), NULL);
+	return query;
+}
+
 /*
  * A new query "SELECT FROM <relation rti of parse> WHERE <conditions of
  * it>", its relation at index 1: the other side of a join in the
@@ -476,18 +490,14 @@ add_key(JoinFilter *filter, Node *probe_key, Node *build_key, Oid collation,
 static Query *
 relation_query(Rewrite *rw, Index rti)
 {
-	Query	   *query = makeNode(Query);
 	RangeTblEntry *rte = copyObject(rt_fetch(rti, rw->parse->rtable));
+	Query	   *query = one_entry_query(rte);
 	List	   *conditions = NIL;
 	ListCell   *lc;
 
-	query->commandType = CMD_SELECT;
-	query->querySource = QSRC_ORIGINAL;
-	query->canSetTag = true;
 	bloom_rte_take_permissions(rw->parse, rte, query);
 	/* row-level security's conditions on the relation come along */
 	ChangeVarNodes((Node *) rte->securityQuals, rti, 1, 0);
-	query->rtable = list_make1(rte);
 	foreach(lc, rw->conjuncts)
 	{
 		Node	   *clause = (Node *) lfirst(lc);
@@ -499,9 +509,7 @@ relation_query(Rewrite *rw, Index rti)
 			conditions = lappend(conditions, clause);
 		}
 	}
-	query->jointree = makeFromExpr(list_make1(makeNode(RangeTblRef)),
-								   (Node *) make_ands_explicit(conditions));
-	((RangeTblRef *) linitial(query->jointree->fromlist))->rtindex = 1;
+	query->jointree->quals = (Node *) make_ands_explicit(conditions);
 	return query;
 }
 
@@ -636,10 +644,6 @@ find_in_filter(Rewrite *rw, SubLink *sublink)
 	if (tle->resjunk || !column_source(sub, (Node *) tle->expr, &relid, &attnum, &inh))
 		return;
 
-	build = makeNode(Query);
-	build->commandType = CMD_SELECT;
-	build->querySource = QSRC_ORIGINAL;
-	build->canSetTag = true;
 	rte = makeNode(RangeTblEntry);
 	rte->rtekind = RTE_SUBQUERY;
 	rte->subquery = copyObject(sub);
@@ -650,9 +654,7 @@ find_in_filter(Rewrite *rw, SubLink *sublink)
 							   makeString(pstrdup(((TargetEntry *) lfirst(lc))->resname ?
 												  ((TargetEntry *) lfirst(lc))->resname : "key")));
 	rte->eref = makeAlias("join_filter_keys", colnames);
-	build->rtable = list_make1(rte);
-	build->jointree = makeFromExpr(list_make1(makeNode(RangeTblRef)), NULL);
-	((RangeTblRef *) linitial(build->jointree->fromlist))->rtindex = 1;
+	build = one_entry_query(rte);
 	key = makeVar(1, tle->resno, exprType((Node *) tle->expr),
 				  exprTypmod((Node *) tle->expr), exprCollation((Node *) tle->expr), 0);
 
@@ -731,8 +733,7 @@ find_exists_filter(Rewrite *rw, SubLink *sublink)
 			add_key(filter, (Node *) probe, inner, collation, ((Var *) inner)->varattno);
 			used = true;
 		}
-		if (!used && !contain_vars_of_level(clause, 1) && !contain_volatile_functions(clause) &&
-			!checkExprHasSubLink(clause))
+		if (!used && repeatable_condition_of(clause, ref->rtindex))
 			kept = lappend(kept, clause);
 	}
 	if (filter == NULL)
@@ -742,7 +743,7 @@ find_exists_filter(Rewrite *rw, SubLink *sublink)
 	build->hasDistinctOn = false;
 	build->sortClause = NIL;
 	build->windowClause = NIL;
-	build->hasSubLinks = checkExprHasSubLink((Node *) kept);
+	build->hasSubLinks = false;	/* kept has none */
 }
 
 /* The key an expression list makes: one column as itself, several as bloom_key. */
@@ -944,6 +945,7 @@ add_join_filters(Query *parse)
 		{
 			JoinFilter *filter = (JoinFilter *) lfirst(lc);
 			BloomJoinSide probe;
+			BloomJoinSide build;
 			List	   *probe_attnums;
 			ListCell   *lk;
 
@@ -953,9 +955,9 @@ add_join_filters(Query *parse)
 			foreach(lk, filter->probe_keys)
 				probe_attnums = lappend_int(probe_attnums, ((Var *) lfirst(lk))->varattno);
 			probe = bloom_join_side(rt_fetch(rti, parse->rtable)->relid, probe_attnums, false);
-			filter->build_side = bloom_join_side(filter->build_relid, filter->build_attnums,
-												 filter->build_inh);
-			if (bloom_join_filter_pays(probe, filter->build_side, rw.fdw_tuple_cost[rti],
+			build = bloom_join_side(filter->build_relid, filter->build_attnums,
+									filter->build_inh);
+			if (bloom_join_filter_pays(probe, build, rw.fdw_tuple_cost[rti],
 									   &filter->bits_per_key, &filter->pass) &&
 				(best == NULL || filter->pass < best->pass))
 				best = filter;
