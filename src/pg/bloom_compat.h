@@ -87,6 +87,15 @@ typedef char bloom_b64_binary;
 #define BLOOM_PLANNER_ARGS parse, query_string, cursorOptions, boundParams
 #endif
 
+/* standard_planner for a query of the extension's own, which no EXPLAIN shows. */
+#if PG_VERSION_NUM >= 190000
+#define bloom_standard_planner(parse, cursorOptions, boundParams) \
+	standard_planner((parse), NULL, (cursorOptions), (boundParams), NULL)
+#else
+#define bloom_standard_planner(parse, cursorOptions, boundParams) \
+	standard_planner((parse), NULL, (cursorOptions), (boundParams))
+#endif
+
 /*
  * 16 moved a relation's permissions out of its RangeTblEntry into the
  * query's list of RTEPermissionInfo.  rte, a copy of one of query from's

@@ -81,6 +81,13 @@ bool		bloom_join_filter = false;
 
 static planner_hook_type prev_planner_hook = NULL;
 
+/*
+ * While a filter's input is planned for its estimate: a statement that
+ * planning runs (a function folded into a constant) gets no filters, so
+ * that estimating never starts another estimate.
+ */
+static bool estimating = false;
+
 /* Key types whose equal values bloom_agg and <~ hash alike. */
 typedef enum KeyFamily
 {
@@ -876,11 +883,36 @@ find_objects(BloomObjects *objects)
 }
 
 /*
+ * The build side of filter as its conditions leave it: the rows and the
+ * cost PostgreSQL plans for the filter's input (a copy: the planner
+ * writes on its query), its keys scaled from the whole table's.  The
+ * hooks are not called: the plan is only read.
+ */
+static BloomJoinSide
+restricted_build_side(JoinFilter *filter, BloomJoinSide whole, ParamListInfo params)
+{
+	Query	   *input = copyObject(filter->build);
+	Plan	   *plan = NULL;
+
+	estimating = true;
+	PG_TRY();
+	{
+		plan = bloom_standard_planner(input, 0, params)->planTree;
+	}
+	PG_FINALLY();
+	{
+		estimating = false;
+	}
+	PG_END_TRY();
+	return bloom_join_side_restricted(whole, plan->plan_rows, plan->total_cost);
+}
+
+/*
  * Adds to parse, and to the queries in its FROM and WITH, the filters that
  * pay, the best one for each foreign table.
  */
 static void
-add_join_filters(Query *parse)
+add_join_filters(Query *parse, ParamListInfo params)
 {
 	Rewrite		rw;
 	int			nrels = list_length(parse->rtable);
@@ -904,7 +936,7 @@ add_join_filters(Query *parse)
 		RangeTblEntry *rte = (RangeTblEntry *) lfirst(lc);
 
 		if (rte->rtekind == RTE_SUBQUERY && rte->subquery != NULL)
-			add_join_filters(rte->subquery);
+			add_join_filters(rte->subquery, params);
 	}
 	if (!parse->hasRecursive)
 		foreach(lc, parse->cteList)
@@ -912,7 +944,7 @@ add_join_filters(Query *parse)
 			CommonTableExpr *cte = (CommonTableExpr *) lfirst(lc);
 
 			if (IsA(cte->ctequery, Query))
-				add_join_filters((Query *) cte->ctequery);
+				add_join_filters((Query *) cte->ctequery, params);
 		}
 
 	memset(&rw, 0, sizeof(rw));
@@ -957,6 +989,9 @@ add_join_filters(Query *parse)
 			probe = bloom_join_side(rt_fetch(rti, parse->rtable)->relid, probe_attnums, false);
 			build = bloom_join_side(filter->build_relid, filter->build_attnums,
 									filter->build_inh);
+			/* planning the input is worth it only where the figures are known */
+			if (probe.rows > 0.0 && probe.distinct > 0.0 && build.distinct >= 0.0)
+				build = restricted_build_side(filter, build, params);
 			if (bloom_join_filter_pays(probe, build, rw.fdw_tuple_cost[rti],
 									   &filter->bits_per_key, &filter->pass) &&
 				(best == NULL || filter->pass < best->pass))
@@ -975,8 +1010,8 @@ add_join_filters(Query *parse)
 static PlannedStmt *
 bloom_join_filter_planner(BLOOM_PLANNER_PARAMS)
 {
-	if (bloom_join_filter)
-		add_join_filters(parse);
+	if (bloom_join_filter && !estimating)
+		add_join_filters(parse, boundParams);
 	if (prev_planner_hook)
 		return prev_planner_hook(BLOOM_PLANNER_ARGS);
 	return standard_planner(BLOOM_PLANNER_ARGS);

@@ -6,9 +6,10 @@
  * The decision is taken before the query is planned, from the catalogs:
  * the rows and distinct keys ANALYZE recorded for each side.  A side with
  * no statistics gets no filter, so that a query on tables nobody analyzed
- * plans as it always did.  The build side's own conditions are not
- * counted: its keys are taken as all its distinct keys, more than the
- * filter will hold, so a filter is added only where it pays even then.
+ * plans as it always did.  The build side's own conditions count: the
+ * rows they leave are PostgreSQL's estimate for the filter's input (the
+ * caller plans it), and its distinct keys scale down with them as
+ * PostgreSQL scales a restricted relation's.
  */
 #include "postgres.h"
 
@@ -77,6 +78,7 @@ bloom_join_side(Oid relid, List *attnums, bool inh)
 
 	side.rows = rel_tuples(relid);
 	side.distinct = -1.0;
+	side.read_cost = -1.0;
 	if (side.rows < 0.0)
 		return side;
 	foreach(lc, attnums)
@@ -96,6 +98,24 @@ bloom_join_side(Oid relid, List *attnums, bool inh)
 		side.distinct = Max(side.distinct, d);
 	}
 	side.distinct = Min(side.distinct, side.rows);
+	return side;
+}
+
+BloomJoinSide
+bloom_join_side_restricted(BloomJoinSide whole, double rows, double read_cost)
+{
+	BloomJoinSide side = whole;
+
+	side.rows = Max(1.0, rows);
+	side.read_cost = read_cost;
+	if (whole.distinct <= 0.0 || whole.rows <= 0.0)
+		return side;
+	/* estimate_num_groups's scaling, for fewer rows than the whole */
+	if (side.rows < whole.rows)
+		side.distinct = whole.distinct *
+			(1.0 - pow((whole.rows - side.rows) / whole.rows,
+					   whole.rows / whole.distinct));
+	side.distinct = Max(1.0, Min(side.distinct, side.rows));
 	return side;
 }
 
@@ -123,7 +143,8 @@ gain_at(BloomJoinSide probe, BloomJoinSide build, double held,
 	 * is sent.
 	 */
 	filter_bytes = Max(8.0, ceil(build.rows * bits_per_key / 8.0)) + 1.0;
-	cost = build.rows * (cpu_tuple_cost + 2.0 * cpu_operator_cost) +
+	cost = (build.read_cost >= 0.0 ? build.read_cost : build.rows * cpu_tuple_cost) +
+		build.rows * 2.0 * cpu_operator_cost +
 		probe.rows * 2.0 * cpu_operator_cost +
 		2.0 * filter_bytes * fdw_tuple_cost / ROW_BYTES_PER_TUPLE_COST;
 	return saved - cost;

@@ -20,6 +20,8 @@ typedef struct BloomJoinSide
 {
 	double		rows;			/* its rows, or -1: not known */
 	double		distinct;		/* distinct values of its key columns, or -1 */
+	double		read_cost;		/* what reading its rows costs, or -1: the
+								 * rows at cpu_tuple_cost each */
 } BloomJoinSide;
 
 /*
@@ -30,6 +32,17 @@ typedef struct BloomJoinSide
  * expected to drop more rows than it will), capped by the rows.
  */
 extern BloomJoinSide bloom_join_side(Oid relid, List *attnums, bool inh);
+
+/*
+ * A side of a join filter as its own conditions leave it: rows of the
+ * table's whole, read at read_cost (both as PostgreSQL plans the filter's
+ * input).  Its distinct keys scale as estimate_num_groups scales a
+ * restricted relation's: d * (1 - ((N - n) / N) ^ (N / d)), the distinct
+ * values n rows drawn from N rows of d distinct values are expected to
+ * hold.
+ */
+extern BloomJoinSide bloom_join_side_restricted(BloomJoinSide whole, double rows,
+												double read_cost);
 
 /*
  * The bits per key a join filter may have: from where the false positives
