@@ -24,10 +24,11 @@
  *	  clause with IN (SELECT ...) or EXISTS (SELECT ... WHERE other.k =
  *	  foreign.k ...).  Outer joins, NOT IN, NOT EXISTS and conditions under
  *	  OR or NOT are left alone;
- *	- the keys are integers of any widths, text under one deterministic
- *	  collation, bytea or uuid, compared by PostgreSQL's own "=": for these
- *	  bloom_agg and <~ give equal values equal key bytes (bloom_key for
- *	  several columns at once);
+ *	- the keys are integers of any widths, text or character(n) under one
+ *	  deterministic collation, bytea or uuid, compared by PostgreSQL's own
+ *	  "=": for these bloom_agg and <~ give equal values equal key bytes
+ *	  (bloom_key for several columns at once, and for character(n), whose
+ *	  trailing spaces it drops as character(n)'s "=" ignores them);
  *	- the filter holds the keys of the other side's rows under only those
  *	  of its conditions that the query applies to every one of its rows,
  *	  and none that could give another answer when run again (volatile
@@ -94,6 +95,7 @@ typedef enum KeyFamily
 	FAMILY_NONE = 0,
 	FAMILY_INT,					/* smallint, integer, bigint */
 	FAMILY_TEXT,				/* text, varchar */
+	FAMILY_BPCHAR,				/* character(n), as bloom_key: no trailing spaces */
 	FAMILY_BYTEA,
 	FAMILY_UUID
 } KeyFamily;
@@ -152,6 +154,8 @@ key_family(Oid type)
 		case TEXTOID:
 		case VARCHAROID:
 			return FAMILY_TEXT;
+		case BPCHAROID:
+			return FAMILY_BPCHAR;
 		case BYTEAOID:
 			return FAMILY_BYTEA;
 		case UUIDOID:
@@ -177,6 +181,7 @@ is_key_equality(Oid funcid)
 		case F_INT48EQ:
 		case F_INT84EQ:
 		case F_TEXTEQ:
+		case F_BPCHAREQ:
 		case F_BYTEAEQ:
 		case F_UUID_EQ:
 			return true;
@@ -213,7 +218,9 @@ strip_key_coercions(Node *node)
 /*
  * Whether clause is "left = right" on key types, both sides (stripped) of
  * one family, text under one deterministic collation that both columns
- * have; *left and *right are the stripped sides.
+ * have; *left and *right are the stripped sides.  Under a deterministic
+ * collation character(n)'s "=" compares the bytes without trailing
+ * spaces, the bytes bloom_key gives it.
  */
 static bool
 key_equality(Node *clause, Node **left, Node **right, Oid *collation)
@@ -232,7 +239,7 @@ key_equality(Node *clause, Node **left, Node **right, Oid *collation)
 	if (family == FAMILY_NONE || family != key_family(exprType(*right)))
 		return false;
 	*collation = InvalidOid;
-	if (family == FAMILY_TEXT)
+	if (family == FAMILY_TEXT || family == FAMILY_BPCHAR)
 	{
 		if (!OidIsValid(op->inputcollid) ||
 			!get_collation_isdeterministic(op->inputcollid) ||
@@ -753,13 +760,17 @@ find_exists_filter(Rewrite *rw, SubLink *sublink)
 	build->hasSubLinks = false;	/* kept has none */
 }
 
-/* The key an expression list makes: one column as itself, several as bloom_key. */
+/*
+ * The key an expression list makes: one column as itself, several (or a
+ * character(n), which only bloom_key takes) as bloom_key.
+ */
 static Node *
 key_expression(List *keys, Oid collation, const BloomObjects *objects, Oid *type)
 {
 	Node	   *key;
 
-	if (list_length(keys) > 1)
+	if (list_length(keys) > 1 ||
+		key_family(exprType((Node *) linitial(keys))) == FAMILY_BPCHAR)
 	{
 		Oid			any = ANYOID;
 		Oid			fn = LookupFuncName(list_make2(makeString(objects->schema),

@@ -8,7 +8,8 @@
 # partitioned, a materialized view, one never analyzed).  Their rows are
 # random from a seed: NULL keys, duplicates, empty tables, keys of every
 # integer width and a domain over bigint, text under the default collation
-# and under "C", varchar, char(8), a nondeterministic ICU collation where
+# and under "C", varchar, char(8) and char(12) (equal values of the two
+# differ in their trailing spaces), a nondeterministic ICU collation where
 # the server has ICU, uuid, bytea, and a pair of columns for composite
 # keys.  The remote tables are larger, the local ones mostly smaller with a
 # small share of the remote keys, so that the planner's cost model adds a
@@ -33,7 +34,8 @@
 #   3. the filter is there, not only allowed: with = on, EXPLAIN (VERBOSE)
 #      of the same statement shows bloom_agg (which no query has of its
 #      own) in at least 15% of the plans, and at least once in an inner
-#      join, an IN, an EXISTS and a composite key's query; and no plan
+#      join, an IN, an EXISTS, a composite key's query and on a
+#      character(n) key alone (bloom_key of it); and no plan
 #      applies it locally rather than in its Remote SQL (<~);
 #   4. no filter on a scan it would change: the preserved side of a
 #      two-table outer join, either side of a NOT EXISTS or NOT IN, the
@@ -87,7 +89,7 @@ note("join-diff: default collation $locale; "
 #
 # Every table has the same columns: integer keys of three widths and a
 # domain over bigint, text keys (the default collation, "C", varchar,
-# char(8), and the nondeterministic one), uuid, bytea, a pair (p1, p2) for
+# char(8), char(12), and the nondeterministic one), uuid, bytea, a pair (p1, p2) for
 # composite keys, and v, a payload for conditions.  A key is made from a
 # number n: the remote tables' numbers lie in 1..dom, the local ones' in
 # 1..300 (which every remote table has) with probability `match`, else in
@@ -125,7 +127,7 @@ my @local = grep { $_->{kind} eq 'local' } @tables;
 
 my $nd_col = $icu ? 'tnd text COLLATE public.nd, ' : '';
 my $columns = "i2 smallint, i4 integer, i8 bigint, di jd_big, t text, tc text COLLATE \"C\", "
-  . "vc varchar(12), ch char(8), ${nd_col}u uuid, b bytea, p1 integer, p2 text, v integer";
+  . "vc varchar(12), ch char(8), ch2 char(12), ${nd_col}u uuid, b bytea, p1 integer, p2 text, v integer";
 
 # a fresh key number of table T; a tenth of them negative (integers of
 # two widths must still meet)
@@ -203,6 +205,7 @@ SELECT ni2::smallint, ni4::int, ni8::bigint, ni8::bigint,
        CASE WHEN c1 = 1 THEN 'K' ELSE 'k' END || nt::int,
        CASE WHEN c2 = 1 THEN 'K' ELSE 'k' END || ntc::int,
        CASE WHEN c1 = 1 THEN 'K' ELSE 'k' END || nt::int,
+       CASE WHEN c2 = 1 THEN 'K' ELSE 'k' END || ntc::int,
        CASE WHEN c2 = 1 THEN 'K' ELSE 'k' END || ntc::int, $nd
        md5('u' || nu::int)::uuid, decode(lpad(to_hex(nb::int), 8, '0'), 'hex'),
        p1::int, 'p' || p2::int, v::int
@@ -289,10 +292,12 @@ sub key_pairs
 		my @ints = @{ $family_cols{int} };
 		return (col_pair(pick(@ints), pick(@ints)),
 			pick(col_pair('t', 't'), col_pair('tc', 'tc'), col_pair('u', 'u'), col_pair('b', 'b'),
-				col_pair('vc', 't'), col_pair('i8', 'i2')));
+				col_pair('vc', 't'), col_pair('i8', 'i2'), col_pair('ch', 'ch2')));
 	}
 	return (pick(@expr_pairs)) if $family eq 'expr';
-	return (pick(col_pair('ch', 'ch'), col_pair('ch', 't'), col_pair('t', 'ch'))) if $family eq 'bpchar';
+	# char(8) against char(12): equal values differ in their trailing spaces
+	return (pick(col_pair('ch', 'ch'), col_pair('ch', 't'), col_pair('t', 'ch'), col_pair('ch', 'ch2'),
+			col_pair('ch2', 'ch'), col_pair('ch2', 'ch2'))) if $family eq 'bpchar';
 	my $cols = $family_cols{$family};
 	return (col_pair(pick(@$cols), pick(@$cols), $family eq 'nd' ? 'nd' : undef));
 }
@@ -796,6 +801,10 @@ foreach my $tag (qw(inner in exists composite))
 	ok(($by_tag{$tag} // 0) > 0, "at least one query of the form or key '$tag' got a filter")
 	  || diag("0 of " . ($tagged{$tag} // 0));
 }
+# a character(n) key alone is hashed as bloom_key(ch), without its
+# trailing spaces
+ok((grep { $plan_on->{$_} =~ /bloom_agg\((?:\w+\.)?bloom_key\(\w+\.ch2?\), \d+\)/ } @filtered),
+	'at least one query got the filter of a character(n) key') || diag("0 of " . ($tagged{bpchar} // 0));
 
 # the scans a filter would change, and the tables no filter may reach: a
 # filter goes only to a foreign table of the server with extensions

@@ -8,7 +8,8 @@
 #      bloom_agg over the local table, under its own conditions) and sent
 #      with the remote query (<~ against a parameter in the Remote SQL) for
 #      JOIN ... ON, USING, a comma join, IN (SELECT ...), EXISTS, a key of
-#      two columns (bloom_key), varchar against text, uuid, bytea,
+#      two columns (bloom_key), varchar against text, character(n) of two
+#      lengths (bloom_key, which drops trailing spaces), uuid, bytea,
 #      integers of different widths, a local key of a domain, and a join
 #      in a subquery of FROM or in a WITH query; its bits per key are the cost model's, 20 for a
 #      small local side and fewer for a large one; a large local side
@@ -47,10 +48,11 @@ CREATE EXTENSION bloomfilter;
 CREATE EXTENSION postgres_fdw;
 CREATE SCHEMA src;
 CREATE TABLE src.events (id bigint, user_id bigint, region integer, name varchar(20),
-	tag uuid, blob bytea);
+	tag uuid, blob bytea, code char(12));
 INSERT INTO src.events
 	SELECT g, (g * 7919) % 1000003, g % 10, 'u' || (g * 7919) % 1000003,
-		md5('t' || (g * 7919) % 1000003)::uuid, decode(md5('b' || (g * 7919) % 1000003), 'hex')
+		md5('t' || (g * 7919) % 1000003)::uuid, decode(md5('b' || (g * 7919) % 1000003), 'hex'),
+		'c' || (g * 7919) % 1000003
 	FROM generate_series(1::bigint, 200000) g;
 CREATE TABLE src.orders (id bigint, user_id integer);
 INSERT INTO src.orders SELECT g, 1 + g % 1000 FROM generate_series(1, 50000) g;
@@ -61,7 +63,7 @@ ANALYZE src.events; ANALYZE src.orders; ANALYZE src.small;
 @{[ fdw_server_sql('loop', $node, 'postgres', "extensions 'bloomfilter'") ]}
 @{[ fdw_server_sql('loop_plain', $node, 'postgres', '') ]}
 CREATE FOREIGN TABLE events (id bigint, user_id bigint, region integer, name varchar(20),
-	tag uuid, blob bytea) SERVER loop OPTIONS (schema_name 'src', table_name 'events');
+	tag uuid, blob bytea, code char(12)) SERVER loop OPTIONS (schema_name 'src', table_name 'events');
 CREATE FOREIGN TABLE events_plain (id bigint, user_id bigint, region integer, name varchar(20),
 	tag uuid, blob bytea) SERVER loop_plain OPTIONS (schema_name 'src', table_name 'events');
 CREATE FOREIGN TABLE events_new (id bigint, user_id bigint, region integer, name varchar(20),
@@ -76,13 +78,17 @@ CREATE FOREIGN TABLE small (user_id bigint)
 
 -- 1,000 keys of the remote table (every third of its first 3,000 rows),
 -- and 1,000 that it lacks
-CREATE TABLE vip (user_id integer, tier text, region smallint, name text, tag uuid, blob bytea);
+-- code: character(n) of another length than the remote one's, so that
+-- equal codes differ in their trailing spaces
+CREATE TABLE vip (user_id integer, tier text, region smallint, name text, tag uuid, blob bytea,
+	code char(9));
 INSERT INTO vip
 	SELECT (g * 7919) % 1000003, CASE WHEN g % 2 = 0 THEN 'gold' ELSE 'silver' END, g % 10,
 		'u' || (g * 7919) % 1000003, md5('t' || (g * 7919) % 1000003)::uuid,
-		decode(md5('b' || (g * 7919) % 1000003), 'hex')
+		decode(md5('b' || (g * 7919) % 1000003), 'hex'), 'c' || (g * 7919) % 1000003
 	FROM generate_series(3, 3000, 3) g;
-INSERT INTO vip SELECT -g, 'gold', 0, 'x' || g, md5('x' || g)::uuid, '\\x00' FROM generate_series(1, 1000) g;
+INSERT INTO vip SELECT -g, 'gold', 0, 'x' || g, md5('x' || g)::uuid, '\\x00', 'x' || g
+	FROM generate_series(1, 1000) g;
 -- 60,000 keys, 20,000 of them remote: a filter worth fewer bits a key
 CREATE TABLE many (user_id user_key);
 INSERT INTO many SELECT (g * 7919) % 1000003 FROM generate_series(1::bigint, 20000) g;
@@ -165,6 +171,13 @@ check_query('a join in a WITH query',
 	1, undef);
 check_query('uuid', 'SELECT count(*) FROM events e JOIN vip v ON v.tag = e.tag', 1, undef);
 check_query('bytea', 'SELECT count(*) FROM events e JOIN vip v ON v.blob = e.blob', 1, undef);
+# char(9) against char(12): bloom_key drops the trailing spaces "=" ignores
+my $bpchar = 'SELECT count(*) FROM events e JOIN vip v ON v.code = e.code';
+check_query('character(n) of two lengths', $bpchar, 1,
+	qr/bloom_agg\((?:bloomfilter\.)?bloom_key\(v_1\.code\), \d+\)/);
+is(answer_with($on, $bpchar), '1000', 'character(n) of two lengths: every vip key with a remote row joins');
+check_query('character(n), IN',
+	'SELECT count(*) FROM events e WHERE e.code IN (SELECT code FROM vip)', 1, undef);
 
 # The bits per key are the cost model's: the most it tries (20) for a small
 # local side, fewer for a large one, whose filter costs more to send.
