@@ -17,13 +17,14 @@
  * The rewrite never changes a result.  It adds a condition only where
  * every row of the foreign table that reaches the result already equals a
  * row of the other side on the keys, as "=" compares them:
- *	- the foreign table and the other side are joined by an inner join (a
- *	  comma, JOIN ... ON, USING) reached from the query's top through inner
- *	  joins only, and the keys' equality is among that join tree's
- *	  conditions; or the foreign table's key is compared in the WHERE
- *	  clause with IN (SELECT ...) or EXISTS (SELECT ... WHERE other.k =
- *	  foreign.k ...).  Outer joins, NOT IN, NOT EXISTS and conditions under
- *	  OR or NOT are left alone;
+ *	- the foreign table and the other side (a local table, or a view or
+ *	  subquery in FROM that gives the same rows when read again) are
+ *	  joined by an inner join (a comma, JOIN ... ON, USING) reached from
+ *	  the query's top through inner joins only, and the keys' equality is
+ *	  among that join tree's conditions; or the foreign table's key is
+ *	  compared in the WHERE clause with IN (SELECT ...) or EXISTS (SELECT
+ *	  ... WHERE other.k = foreign.k ...).  Outer joins, NOT IN, NOT EXISTS
+ *	  and conditions under OR or NOT are left alone;
  *	- the keys are integers of any widths, text or character(n) under one
  *	  deterministic collation, bytea or uuid, compared by PostgreSQL's own
  *	  "=": for these bloom_agg and <~ give equal values equal key bytes
@@ -448,6 +449,48 @@ repeatable_query(Query *query)
 		!contain_volatile_functions((Node *) query);
 }
 
+/*
+ * Whether a query reads a WITH query of a level above it: *depth is the
+ * level being walked, from the query at 0.  The filter's own query is a
+ * subquery of another level, where such a reference would not resolve.
+ */
+static bool
+reads_outer_cte_walker(Node *node, void *depth)
+{
+	bool		found;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, RangeTblEntry))
+		return ((RangeTblEntry *) node)->rtekind == RTE_CTE &&
+			(int) ((RangeTblEntry *) node)->ctelevelsup > *(int *) depth;
+	if (IsA(node, Query))
+	{
+		(*(int *) depth)++;
+		found = query_tree_walker((Query *) node, reads_outer_cte_walker, depth,
+								  QTW_EXAMINE_RTES_BEFORE);
+		(*(int *) depth)--;
+		return found;
+	}
+	return expression_tree_walker(node, reads_outer_cte_walker, depth);
+}
+
+/*
+ * Whether a subquery of the query (in FROM, or IN's) may be read again, as
+ * it stands, in the filter's own query: it refers to nothing outside it
+ * (no column, no WITH query), gives the same rows when run again and
+ * reads no foreign table (which running it again would fetch again).
+ */
+static bool
+rereadable_subquery(Query *sub)
+{
+	int			depth = -1;
+
+	return !contain_vars_of_level((Node *) sub, 1) && repeatable_query(sub) &&
+		!reads_foreign_table_walker((Node *) sub, NULL) &&
+		!reads_outer_cte_walker((Node *) sub, &depth);
+}
+
 /* The filter for the pair (probe_rti, build), or a new one. */
 static JoinFilter *
 filter_for(Rewrite *rw, Index probe_rti, Query *build)
@@ -498,8 +541,8 @@ one_entry_query(RangeTblEntry *rte)
 
 /*
  * A new query "SELECT FROM <relation rti of parse> WHERE <conditions of
- * it>", its relation at index 1: the other side of a join in the
- * FROM clause, as its keys' filter reads it.
+ * it>", its relation (a table, or a subquery) at index 1: the other side
+ * of a join in the FROM clause, as its keys' filter reads it.
  */
 static Query *
 relation_query(Rewrite *rw, Index rti)
@@ -537,7 +580,67 @@ as_build_column(Node *column, Index rti)
 	return copy;
 }
 
-/* FROM a JOIN b ON a.k = b.k, FROM a, b WHERE a.k = b.k, USING (k). */
+/*
+ * Where a subquery's column comes from, for the statistics of its keys: a
+ * plain column of a relation of the subquery's own FROM, or of a subquery
+ * there (a view), followed down; not of a UNION's, whose other branches
+ * have keys of their own.
+ */
+static bool
+column_source(Query *query, Node *column, Oid *relid, AttrNumber *attnum,
+			  bool *inh)
+{
+	RangeTblEntry *rte;
+
+	check_stack_depth();
+	column = strip_key_coercions(column);
+	if (!is_level0_column(column) || query->setOperations != NULL)
+		return false;
+	rte = rt_fetch(((Var *) column)->varno, query->rtable);
+	if (rte->rtekind == RTE_SUBQUERY && rte->subquery != NULL)
+	{
+		TargetEntry *tle = get_tle_by_resno(rte->subquery->targetList,
+											((Var *) column)->varattno);
+
+		return tle != NULL && !tle->resjunk &&
+			column_source(rte->subquery, (Node *) tle->expr, relid, attnum, inh);
+	}
+	if (!is_local_relation(rte))
+		return false;
+	*relid = rte->relid;
+	*attnum = ((Var *) column)->varattno;
+	*inh = rte->inh;
+	return true;
+}
+
+/*
+ * Whether the other side's key column may fill a filter, and where it
+ * comes from, for its statistics: a column of a local table, or a plain
+ * output column of a subquery in FROM (a view) that may be read again.
+ */
+static bool
+build_column_source(Rewrite *rw, Var *column, Oid *relid, AttrNumber *attnum,
+					bool *inh)
+{
+	RangeTblEntry *rte = rt_fetch(column->varno, rw->parse->rtable);
+
+	if (is_local_relation(rte))
+	{
+		*relid = rte->relid;
+		*attnum = column->varattno;
+		*inh = rte->inh;
+		return true;
+	}
+	if (rte->rtekind != RTE_SUBQUERY || rte->subquery == NULL || rte->lateral ||
+		!rereadable_subquery(rte->subquery))
+		return false;
+	return column_source(rw->parse, (Node *) column, relid, attnum, inh);
+}
+
+/*
+ * FROM a JOIN b ON a.k = b.k, FROM a, b WHERE a.k = b.k, USING (k); b a
+ * local table or a subquery (a view).
+ */
 static void
 find_inner_join_filters(Rewrite *rw)
 {
@@ -563,9 +666,12 @@ find_inner_join_filters(Rewrite *rw)
 			Var		   *build = (Var *) (side == 0 ? right : left);
 			JoinFilter *filter = NULL;
 			ListCell   *lf;
+			Oid			relid;
+			AttrNumber	attnum;
+			bool		inh;
 
 			if (!is_probe(rw, probe->varno) || !is_shippable_key((Node *) probe) ||
-				!is_local_relation(rt_fetch(build->varno, rw->parse->rtable)))
+				!build_column_source(rw, build, &relid, &attnum, &inh))
 				continue;
 			foreach(lf, rw->filters)
 			{
@@ -576,46 +682,24 @@ find_inner_join_filters(Rewrite *rw)
 			}
 			if (filter == NULL)
 			{
-				RangeTblEntry *rte = rt_fetch(build->varno, rw->parse->rtable);
-
 				filter = filter_for(rw, probe->varno, relation_query(rw, build->varno));
 				filter->build_rti = build->varno;
-				filter->build_relid = rte->relid;
-				filter->build_inh = rte->inh;
+				filter->build_relid = relid;
+				filter->build_inh = inh;
 			}
+			/* the statistics count keys of one relation: another's is left out */
+			else if (relid != filter->build_relid)
+				continue;
 			add_key(filter, (Node *) probe, as_build_column((Node *) build, build->varno),
-					collation, build->varattno);
+					collation, attnum);
 		}
 	}
 }
 
 /*
- * Where a subquery's column comes from, for the statistics of its keys: a
- * plain column of a relation of the subquery's own FROM.
- */
-static bool
-column_source(Query *query, Node *column, Oid *relid, AttrNumber *attnum,
-			  bool *inh)
-{
-	RangeTblEntry *rte;
-
-	column = strip_key_coercions(column);
-	if (!is_level0_column(column))
-		return false;
-	rte = rt_fetch(((Var *) column)->varno, query->rtable);
-	if (!is_local_relation(rte))
-		return false;
-	*relid = rte->relid;
-	*attnum = ((Var *) column)->varattno;
-	*inh = rte->inh;
-	return true;
-}
-
-/*
  * WHERE f.k IN (SELECT x FROM ...): the filter reads the subquery as it
  * stands, "SELECT bloom_agg(x, bits) FROM (SELECT x FROM ...) keys", when
- * it refers to nothing outside, gives the same rows when run again and
- * reads no foreign table (which running it again would fetch again).
+ * it may be read again (rereadable_subquery).
  */
 static void
 find_in_filter(Rewrite *rw, SubLink *sublink)
@@ -651,8 +735,7 @@ find_in_filter(Rewrite *rw, SubLink *sublink)
 		!list_member_int(rw->inner_rtis, ((Var *) probe)->varno) ||
 		!is_probe(rw, ((Var *) probe)->varno) || !is_shippable_key(probe))
 		return;
-	if (contain_vars_of_level((Node *) sub, 1) || !repeatable_query(sub) ||
-		reads_foreign_table_walker((Node *) sub, NULL))
+	if (!rereadable_subquery(sub))
 		return;
 	tle = (TargetEntry *) linitial(sub->targetList);
 	if (tle->resjunk || !column_source(sub, (Node *) tle->expr, &relid, &attnum, &inh))

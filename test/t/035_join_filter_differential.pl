@@ -5,7 +5,7 @@
 # server with OPTIONS (extensions 'bloomfilter'): the tables of schema
 # remote_src are foreign tables of public (r_*), and again foreign tables of
 # a server without the option (p_*), beside local tables (l_*: plain, one
-# partitioned, a materialized view, one never analyzed).  Their rows are
+# partitioned, a materialized view, a view, one never analyzed).  Their rows are
 # random from a seed: NULL keys, duplicates, empty tables, keys of every
 # integer width and a domain over bigint, text under the default collation
 # and under "C", varchar, char(8) and char(12) (equal values of the two
@@ -34,8 +34,9 @@
 #   3. the filter is there, not only allowed: with = on, EXPLAIN (VERBOSE)
 #      of the same statement shows bloom_agg (which no query has of its
 #      own) in at least 15% of the plans, and at least once in an inner
-#      join, an IN, an EXISTS, a composite key's query and on a
-#      character(n) key alone (bloom_key of it); and no plan
+#      join, an IN, an EXISTS, a composite key's query, from a subquery
+#      in FROM or a view, and on a character(n) key alone (bloom_key of
+#      it); and no plan
 #      applies it locally rather than in its Remote SQL (<~);
 #   4. no filter on a scan it would change: the preserved side of a
 #      two-table outer join, either side of a NOT EXISTS or NOT IN, the
@@ -96,8 +97,8 @@ note("join-diff: default collation $locale; "
 # 2501..4000, which no remote table has; a tenth of them negated.  The r_
 # tables are foreign tables of a server with extensions 'bloomfilter', the
 # p_ tables the same rows through a server without (no filter may reach
-# them); l_part is partitioned, l_mv a materialized view, l_fresh never
-# analyzed.
+# them); l_part is partitioned, l_mv a materialized view, l_view a view,
+# l_fresh never analyzed.
 
 my @tables = (
 	{ name => 'r_big',   kind => 'remote', rows => 5000, dom => 2500 },
@@ -115,6 +116,7 @@ my @tables = (
 	{ name => 'l_part',  kind => 'local',  rows => 300,  match => 0.3, weight => 2,
 	  how => 'PARTITION BY HASH (i4)' },
 	{ name => 'l_mv',    kind => 'local',  of => 'l_small', weight => 2 },
+	{ name => 'l_view',  kind => 'local',  of => 'l_mid', view => 1, weight => 2 },
 	{ name => 'l_fresh', kind => 'local',  rows => 200,  match => 0.4, weight => 2,
 	  how => 'WITH (autovacuum_enabled = false)' },
 );
@@ -192,6 +194,7 @@ sub table_sql
 	my ($t, $qualified) = @_;
 	return "CREATE FOREIGN TABLE $qualified ($columns) SERVER plain
 	          OPTIONS (schema_name 'remote_src', table_name '$t->{of}')" if $t->{kind} eq 'plain';
+	return "CREATE VIEW $qualified AS SELECT * FROM $t->{of} WHERE v < 80" if $t->{view};
 	return "CREATE MATERIALIZED VIEW $qualified AS SELECT * FROM $t->{of} WHERE v < 70" if $t->{of};
 	my $sql = "CREATE TABLE $qualified ($columns) " . ($t->{how} // '') . ";\n";
 	$sql .= "CREATE TABLE ${qualified}_$_ PARTITION OF $qualified FOR VALUES WITH (MODULUS 2, REMAINDER $_);\n"
@@ -225,10 +228,10 @@ foreach my $t (grep { !$_->{of} } @tables)
 }
 q1("IMPORT FOREIGN SCHEMA remote_src FROM SERVER loopback INTO public");
 q1(table_sql($_, "public.$_->{name}")) foreach grep { $_->{of} } @tables;
-q1(join(";\n", map { "ANALYZE public.$_->{name}" } grep { $_->{name} ne 'l_fresh' } @tables)
+q1(join(";\n", map { "ANALYZE public.$_->{name}" } grep { $_->{name} ne 'l_fresh' && !$_->{view} } @tables)
 	  . ";\nANALYZE remote_src.r_big, remote_src.r_mid, remote_src.r_small, remote_src.r_empty");
 # what each table is, its rows, and whether ANALYZE has statistics of it
-# (none of an empty table, nor of l_fresh)
+# (none of an empty table, of l_fresh, nor of the view)
 is(q1(join("\nUNION ALL ", map {
 	"SELECT c.relname || ':' || c.relkind::text || ':' || (SELECT count(*) FROM public.$_->{name}) || ':'
 	        || EXISTS (SELECT 1 FROM pg_statistic st WHERE st.starelid = c.oid)
@@ -237,10 +240,12 @@ is(q1(join("\nUNION ALL ", map {
 	join("\n", map {
 		my $t = $_;
 		my $rows = $t->{rows} // $table{ $t->{of} }{rows};
-		$rows = q1("SELECT count(*) FROM $t->{of} WHERE v < 70") if $t->{kind} eq 'local' && $t->{of};
+		$rows = q1("SELECT count(*) FROM $t->{of} WHERE v < " . ($t->{view} ? 80 : 70))
+		  if $t->{kind} eq 'local' && $t->{of};
 		"$t->{name}:"
-		  . ($t->{kind} ne 'local' ? 'f' : $t->{of} ? 'm' : ($t->{how} // '') =~ /PARTITION/ ? 'p' : 'r')
-		  . ":$rows:" . ($rows > 0 && $t->{name} ne 'l_fresh' ? 'true' : 'false')
+		  . ($t->{kind} ne 'local' ? 'f' : $t->{view} ? 'v' : $t->{of} ? 'm'
+			  : ($t->{how} // '') =~ /PARTITION/ ? 'p' : 'r')
+		  . ":$rows:" . ($rows > 0 && $t->{name} ne 'l_fresh' && !$t->{view} ? 'true' : 'false')
 	} @tables),
 	'the foreign and local tables are there, with their rows, analyzed (but l_fresh)');
 
@@ -801,6 +806,11 @@ foreach my $tag (qw(inner in exists composite))
 	ok(($by_tag{$tag} // 0) > 0, "at least one query of the form or key '$tag' got a filter")
 	  || diag("0 of " . ($tagged{$tag} // 0));
 }
+# a subquery in FROM (its scan's alias ends in "i") or the view (whose
+# scan is l_mid's, under no alias of the query's) as the local side
+my @from_subquery = grep { $plan_on->{$_} =~ /bloom_agg\([^\n]*\b(?:a\d+i|l_mid)_\d+\./ } @filtered;
+note('join-diff: ' . scalar(@from_subquery) . ' filters built from a subquery in FROM or a view');
+ok(@from_subquery > 0, 'at least one filter is built from a subquery in FROM or a view');
 # a character(n) key alone is hashed as bloom_key(ch), without its
 # trailing spaces
 ok((grep { $plan_on->{$_} =~ /bloom_agg\((?:\w+\.)?bloom_key\(\w+\.ch2?\), \d+\)/ } @filtered),

@@ -8,7 +8,8 @@
 #      bloom_agg over the local table, under its own conditions) and sent
 #      with the remote query (<~ against a parameter in the Remote SQL) for
 #      JOIN ... ON, USING, a comma join, IN (SELECT ...), EXISTS, a key of
-#      two columns (bloom_key), varchar against text, character(n) of two
+#      two columns (bloom_key), a view or a subquery in FROM (grouped,
+#      distinct) as the local side, varchar against text, character(n) of two
 #      lengths (bloom_key, which drops trailing spaces), uuid, bytea,
 #      integers of different widths, a local key of a domain, and a join
 #      in a subquery of FROM or in a WITH query; its bits per key are the cost model's, 20 for a
@@ -17,8 +18,10 @@
 #   2. none is added to an outer join's sides, under NOT IN, NOT EXISTS or
 #      OR, for a server without the option, a foreign key column of a
 #      domain (postgres_fdw would not send it), for text under a
-#      nondeterministic collation, for an IN subquery with a LIMIT or over
-#      a foreign table (building would fetch it again), for a foreign
+#      nondeterministic collation, for an IN subquery or a subquery in FROM
+#      with a LIMIT, a volatile condition, over a foreign table (building
+#      would fetch it again) or over a WITH query of the query (which the
+#      filter's own query could not name), for a foreign
 #      table never analyzed, where every remote row matches (a foreign
 #      key), where the remote side is small, where the local side (under
 #      its conditions) holds most remote keys, or with the setting off;
@@ -100,6 +103,7 @@ CREATE TABLE big_users (user_id bigint, country text);
 INSERT INTO big_users SELECT (g * 7919) % 1000003, CASE WHEN g % 200 = 0 THEN 'x' ELSE 'y' END
 	FROM generate_series(1::bigint, 100000) g;
 ANALYZE big_users;
+CREATE VIEW gold_vip AS SELECT user_id, tier, region FROM vip WHERE tier = 'gold';
 CREATE TABLE customers (user_id integer PRIMARY KEY);
 INSERT INTO customers SELECT g FROM generate_series(1, 1000) g;
 ANALYZE events; ANALYZE events_plain; ANALYZE events_dom; ANALYZE orders; ANALYZE small;
@@ -169,6 +173,17 @@ check_query('a join in a subquery of FROM',
 check_query('a join in a WITH query',
 	"WITH j AS MATERIALIZED (SELECT e.id FROM events e JOIN vip v USING (user_id)) SELECT count(*) FROM j",
 	1, undef);
+# A view or a subquery in FROM as the local side: the filter reads it as
+# it stands, under the query's conditions on it.
+check_query('a view as the local side',
+	'SELECT count(*), sum(e.id) FROM events e JOIN gold_vip g ON g.user_id = e.user_id WHERE g.region < 5',
+	1, qr/InitPlan.*Filter: \(\(vip_1\.region < 5\) AND \(vip_1\.tier = 'gold'::text\)\).*Foreign Scan/s);
+check_query('a grouped subquery in FROM as the local side',
+	'SELECT count(*), sum(e.id) FROM events e JOIN (SELECT user_id, count(*) AS n FROM vip GROUP BY user_id) s '
+	  . 'ON s.user_id = e.user_id WHERE s.n = 1', 1, qr/InitPlan.*Group Key: vip_1\.user_id/s);
+check_query('a subquery in FROM over a view, by IN',
+	'SELECT count(*) FROM events e WHERE e.user_id IN (SELECT user_id FROM (SELECT DISTINCT user_id FROM gold_vip) d)',
+	1, undef);
 check_query('uuid', 'SELECT count(*) FROM events e JOIN vip v ON v.tag = e.tag', 1, undef);
 check_query('bytea', 'SELECT count(*) FROM events e JOIN vip v ON v.blob = e.blob', 1, undef);
 # char(9) against char(12): bloom_key drops the trailing spaces "=" ignores
@@ -221,6 +236,18 @@ check_query('an IN subquery reading a foreign table',
 	'SELECT count(*) FROM events e WHERE e.user_id IN (SELECT user_id FROM small)', 0);
 check_query('EXISTS over a foreign table',
 	'SELECT count(*) FROM events e WHERE EXISTS (SELECT 1 FROM small s WHERE s.user_id = e.user_id)', 0);
+check_query('a subquery in FROM with a LIMIT',
+	'SELECT count(*) FROM events e JOIN (SELECT user_id FROM vip ORDER BY user_id LIMIT 500) s ON s.user_id = e.user_id', 0);
+check_query('a subquery in FROM with a volatile condition',
+	'SELECT count(*) FROM events e JOIN (SELECT user_id FROM vip WHERE random() < 2) s ON s.user_id = e.user_id', 0);
+check_query('a subquery in FROM reading a foreign table',
+	'SELECT count(*) FROM events e JOIN (SELECT v.user_id FROM vip v JOIN small USING (user_id)) s ON s.user_id = e.user_id', 0);
+check_query('a subquery in FROM reading a WITH query of the query',
+	'WITH w AS MATERIALIZED (SELECT user_id FROM vip) '
+	  . 'SELECT count(*) FROM events e JOIN (SELECT v.user_id FROM vip v JOIN w USING (user_id)) s ON s.user_id = e.user_id', 0);
+check_query('an IN subquery reading a WITH query of the query',
+	"WITH w AS MATERIALIZED (SELECT user_id FROM vip WHERE tier = 'gold') "
+	  . 'SELECT count(*) FROM events e WHERE e.user_id IN (SELECT v.user_id FROM vip v JOIN w USING (user_id))', 0);
 check_query('a foreign column of a domain (postgres_fdw sends no condition on it)',
 	'SELECT count(*) FROM events_dom e JOIN vip v ON v.user_id = e.user_id', 0);
 check_query('a foreign table never analyzed',
