@@ -38,8 +38,19 @@
 # for each filter:
 #   local      SELECT count(*) FROM local_rows WHERE k <~ (SELECT f FROM filters_local WHERE id = M)
 #   ref S      the distributed table of S shards, the filter from the reference table
+#   ref S, one connection a worker
+#              the same after SET citus.max_adaptive_executor_pool_size = 1:
+#              what the query costs when Citus opens no connection beyond the
+#              one it keeps to each worker
+#   ref S, connections kept
+#              the same after SET citus.max_cached_conns_per_worker = 16: the
+#              second run finds the connections, and the filters, that the
+#              first opened
 #   coord S    the same, the filter from the coordinator's table
-# and the ratios ref / local and coord / local.
+# and the ratios to local, and the worker sessions that the second run of
+# "ref S" in a session starts (counted in the workers' logs): Citus opens
+# more connections to a worker while its tasks take longer than
+# citus.executor_slow_start_interval.
 #
 # postgres_fdw: a local and a remote cluster; the server lists
 # extensions 'bloomfilter', so that the probe is pushed down with the
@@ -115,9 +126,21 @@ mb() { awk -v b="$1" 'BEGIN { if (b >= 1e6) printf "%.2f MB", b / 1e6; else prin
 
 bench_citus_skip "$CITUS"
 
+# worker_sessions SQL: the sessions the workers start for the second run of
+# SQL in a session on the coordinator, as in a timed run (Citus keeps one
+# connection to each worker between queries, and opens others when a
+# worker's tasks take long)
+worker_sessions() {
+	local count="cat $CITUS_BASE/worker1.log $CITUS_BASE/worker2.log | grep -c 'connection authorized'"
+	"${PSQL[@]}" -c "$1" -c "\\! $count >$WORK/sessions.before" -c "$1" -c "\\! $count >$WORK/sessions.after" >/dev/null
+	echo $(($(cat "$WORK/sessions.after") - $(cat "$WORK/sessions.before")))
+}
+
 citus_part() {
 	local n s start
-	bench_citus_cluster '-c max_parallel_workers_per_gather=0'
+	# log_connections: the worker sessions a query opens are counted in the
+	# workers' logs
+	bench_citus_cluster '-c max_parallel_workers_per_gather=0 -c log_connections=on'
 	bf_log "Citus: tables of $ROWS rows over ${SHARDS//,/ and } shards, filters of ${SIZES//,/, } keys"
 	{
 		echo "SET client_min_messages = warning;"
@@ -144,10 +167,18 @@ citus_part() {
 			echo "c_local_$n|Citus: local rows, filter of $n from a local table|SELECT count(*) AS v FROM local_rows WHERE k <~ (SELECT f FROM filters_local WHERE id = $n)"
 			for s in "${SHARD_LIST[@]}"; do
 				echo "c_ref_${s}_$n|Citus: $s shards, filter of $n from a reference table|SELECT count(*) AS v FROM dist_$s WHERE k <~ (SELECT f FROM filters_ref WHERE id = $n)"
+				echo "c_ref1_${s}_$n|Citus: $s shards, filter of $n from a reference table, one connection a worker|SELECT count(*) AS v FROM dist_$s WHERE k <~ (SELECT f FROM filters_ref WHERE id = $n)"
+				echo "c_refk_${s}_$n|Citus: $s shards, filter of $n from a reference table, connections kept|SELECT count(*) AS v FROM dist_$s WHERE k <~ (SELECT f FROM filters_ref WHERE id = $n)"
 				echo "c_coord_${s}_$n|Citus: $s shards, filter of $n from a coordinator table|SELECT count(*) AS v FROM dist_$s WHERE k <~ (SELECT f FROM filters_local WHERE id = $n)"
 			done
 		done
 	)
+	for n in "${SIZE_LIST[@]}"; do
+		for s in "${SHARD_LIST[@]}"; do
+			Q_SETUP[c_ref1_${s}_$n]='SET citus.max_adaptive_executor_pool_size = 1;'
+			Q_SETUP[c_refk_${s}_$n]='SET citus.max_cached_conns_per_worker = 16;'
+		done
+	done
 	start=$(bench_cpu_ticks)
 	bench_rounds "${QUERIES[@]}"
 	CITUS_SHARE=$(bench_part_share "$start")
@@ -155,13 +186,19 @@ citus_part() {
 	bench_same_answers "${QUERIES[@]}"
 	for n in "${SIZE_LIST[@]}"; do
 		for s in "${SHARD_LIST[@]}"; do
-			for q in ref coord; do
-				bench_check "Citus, $s shards, filter of $n keys from the $q table: the local count ($(bench_answer "c_${q}_${s}_$n") vs $(bench_answer "c_local_$n"))" \
+			for q in ref ref1 refk coord; do
+				bench_check "Citus, $s shards, filter of $n keys, way $q: the local count ($(bench_answer "c_${q}_${s}_$n") vs $(bench_answer "c_local_$n"))" \
 					[ "$(bench_answer "c_${q}_${s}_$n")" = "$(bench_answer "c_local_$n")" ]
 			done
 		done
 		bench_check "Citus, filter of $n keys: the local count $(bench_answer "c_local_$n") has every key of the filter among the rows" \
 			[ "$(bench_answer "c_local_$n")" -ge "$((n < ROWS ? n : ROWS))" ]
+	done
+	declare -gA CITUS_SESSIONS=()
+	for n in "${SIZE_LIST[@]}"; do
+		for s in "${SHARD_LIST[@]}"; do
+			CITUS_SESSIONS[${s}_$n]=$(worker_sessions "SELECT count(*) FROM dist_$s WHERE k <~ (SELECT f FROM filters_ref WHERE id = $n)")
+		done
 	done
 	n=${SIZE_LIST[-1]}
 	s=${SHARD_LIST[-1]}
@@ -313,15 +350,21 @@ bench_read_stats "$WORK/times"
 	if [ -z "$CITUS_SKIP" ]; then
 		echo "### Citus: distributed / local"
 		echo
-		echo "| filter keys | filter bytes | shards | local ms | reference table ms | ratio | coordinator table ms | ratio |"
-		echo "|---:|---:|---:|---:|---:|---:|---:|---:|"
+		echo "| filter keys | filter bytes | shards | local ms | reference table ms | ratio | worker sessions started | one connection a worker ms | ratio | connections kept ms | ratio | coordinator table ms | ratio |"
+		echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 		for i in "${!SIZE_LIST[@]}"; do
 			n=${SIZE_LIST[$i]}
 			for s in "${SHARD_LIST[@]}"; do
 				echo "| $n | ${CITUS_BYTES[$i]} | $s | $(bench_ms "c_local_$n") | $(bench_ms "c_ref_${s}_$n") | $(bench_med_ratio "c_ref_${s}_$n" "c_local_$n")" \
+					"| ${CITUS_SESSIONS[${s}_$n]} | $(bench_ms "c_ref1_${s}_$n") | $(bench_med_ratio "c_ref1_${s}_$n" "c_local_$n")" \
+					"| $(bench_ms "c_refk_${s}_$n") | $(bench_med_ratio "c_refk_${s}_$n" "c_local_$n")" \
 					"| $(bench_ms "c_coord_${s}_$n") | $(bench_med_ratio "c_coord_${s}_$n" "c_local_$n") |"
 			done
 		done
+		echo
+		echo "Worker sessions started: by the second run of the reference-table query in a session, over both workers (Citus keeps one connection to each between queries)." \
+			"One connection a worker: the same query after SET citus.max_adaptive_executor_pool_size = 1." \
+			"Connections kept: after SET citus.max_cached_conns_per_worker = 16, so that the second run finds the first's connections."
 		echo
 		echo "$CITUS_SHARE"
 		echo
