@@ -54,6 +54,7 @@ BLOOM_SERVER_HEADERS_BEGIN
 #include "catalog/pg_class.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_extension.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
@@ -401,10 +402,119 @@ repeatable_condition_of(Node *clause, Index rti)
 }
 
 /*
+ * Whether values of a type that its "=" finds equal are always the same
+ * value: then whichever of several equal values a GROUP BY, DISTINCT,
+ * UNION, min or max keeps, what the query does with it next is the same.
+ * Not so for numeric (1.0 = 1.00, which print differently), floats (0 =
+ * -0), interval, character(n), case-insensitive types and nondeterministic
+ * collations: there the value kept depends on the order the rows come in,
+ * which may differ when the query runs again.
+ */
+static bool
+equal_means_same(Oid type, Oid collation)
+{
+	switch (getBaseType(type))
+	{
+		case BOOLOID:
+		case CHAROID:
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case OIDOID:
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case UUIDOID:
+		case BYTEAOID:
+			return true;
+		case TEXTOID:
+		case VARCHAROID:
+		case NAMEOID:
+			return OidIsValid(collation) && get_collation_isdeterministic(collation);
+		default:
+			return false;
+	}
+}
+
+/* Whether every output column of a set operation that removes duplicates is such a type. */
+static bool
+set_operation_keeps_same(Node *node)
+{
+	SetOperationStmt *op;
+	ListCell   *lt;
+	ListCell   *lc;
+
+	if (node == NULL || !IsA(node, SetOperationStmt))
+		return true;			/* a RangeTblRef: a branch */
+	op = (SetOperationStmt *) node;
+	if (!op->all)
+		forboth(lt, op->colTypes, lc, op->colCollations)
+		{
+			if (!equal_means_same(lfirst_oid(lt), lfirst_oid(lc)))
+				return false;
+		}
+	return set_operation_keeps_same(op->larg) && set_operation_keeps_same(op->rarg);
+}
+
+/* Whether the columns of a GROUP BY or DISTINCT are all such types. */
+static bool
+grouping_keeps_same(List *clauses, List *targetList)
+{
+	ListCell   *lc;
+
+	foreach(lc, clauses)
+	{
+		Node	   *expr = get_sortgroupclause_expr((SortGroupClause *) lfirst(lc),
+													targetList);
+
+		if (!equal_means_same(exprType(expr), exprCollation(expr)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Whether an aggregate's value is the same in whatever order its rows
+ * come: count; min, max and the logical and bitwise aggregates of a type
+ * whose equal values are the same; sum and avg of integers and numeric,
+ * which add exactly.  Not string_agg, array_agg or a float's sum.
+ */
+static bool
+order_free_aggregate(Aggref *aggref)
+{
+	char	   *name;
+	Oid			arg;
+	bool		result = false;
+
+	if (aggref->aggkind != AGGKIND_NORMAL ||
+		get_func_namespace(aggref->aggfnoid) != PG_CATALOG_NAMESPACE)
+		return false;
+	name = get_func_name(aggref->aggfnoid);
+	arg = list_length(aggref->aggargtypes) == 1 ?
+		linitial_oid(aggref->aggargtypes) : InvalidOid;
+	if (strcmp(name, "count") == 0)
+		result = true;
+	else if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0 ||
+			 strcmp(name, "bool_and") == 0 || strcmp(name, "bool_or") == 0 ||
+			 strcmp(name, "every") == 0 || strcmp(name, "bit_and") == 0 ||
+			 strcmp(name, "bit_or") == 0 || strcmp(name, "bit_xor") == 0)
+		result = OidIsValid(arg) && equal_means_same(arg, aggref->inputcollid);
+	else if (strcmp(name, "sum") == 0 || strcmp(name, "avg") == 0)
+		result = arg == INT2OID || arg == INT4OID || arg == INT8OID || arg == NUMERICOID;
+	pfree(name);
+	return result;
+}
+
+/*
  * Whether a subquery could give other rows when run a second time in the
- * same statement: a LIMIT or OFFSET (without an order it picks any rows),
- * TABLESAMPLE, row locks, or a statement that writes.  Volatile functions
- * are contain_volatile_functions's to find.
+ * same statement, where the rows may come in another order (a parallel
+ * plan, a synchronized scan): a LIMIT or OFFSET (without an order it picks
+ * any rows), TABLESAMPLE, row locks, a statement that writes, window
+ * functions (which number or compare the rows in the order they come) and
+ * DISTINCT ON (which keeps the first row of each group), a grouping or
+ * aggregate whose value depends on which of several equal values it keeps
+ * or on the order of its rows.  Volatile functions are
+ * contain_volatile_functions's to find.
  */
 static bool
 unrepeatable_walker(Node *node, void *context)
@@ -417,13 +527,18 @@ unrepeatable_walker(Node *node, void *context)
 
 		if (query->commandType != CMD_SELECT || query->limitCount != NULL ||
 			query->limitOffset != NULL || query->rowMarks != NIL ||
-			query->hasModifyingCTE)
+			query->hasModifyingCTE || query->hasWindowFuncs || query->hasDistinctOn ||
+			!grouping_keeps_same(query->groupClause, query->targetList) ||
+			!grouping_keeps_same(query->distinctClause, query->targetList) ||
+			!set_operation_keeps_same(query->setOperations))
 			return true;
 		return query_tree_walker(query, unrepeatable_walker, context,
 								 QTW_EXAMINE_RTES_BEFORE);
 	}
 	if (IsA(node, RangeTblEntry))
 		return ((RangeTblEntry *) node)->tablesample != NULL;
+	if (IsA(node, Aggref) && !order_free_aggregate((Aggref *) node))
+		return true;
 	return expression_tree_walker(node, unrepeatable_walker, context);
 }
 
