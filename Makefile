@@ -23,7 +23,7 @@ OBJS = $(CORE_OBJS) \
 	src/pg/bloom_agg_state_io.o src/pg/bloom_agg_handoff.o src/pg/bloom_agg.o src/pg/bloom_probe.o \
 	src/pg/bloom_filter_cache.o src/pg/bloom_stored_cache.o src/pg/bloom_shared_cache.o src/pg/bloom_combine.o \
 	src/pg/bloom_info.o src/pg/bloom_reserved.o src/pg/bloom_selfuncs.o src/pg/bloom_function_is.o \
-	src/pg/bloom_subquery_estimate.o src/pg/bloom_join_filter.o src/pg/bloom_join_filter_cost.o src/pg/bloom_analyze.o src/pg/bloom_final_pg.o \
+	src/pg/bloom_subquery_estimate.o src/pg/bloom_join_filter.o src/pg/bloom_join_filter_cost.o src/pg/bloom_fdw_encoding.o src/pg/bloom_analyze.o src/pg/bloom_final_pg.o \
 	src/pg/bloom_key.o src/pg/bloom_key_encode.o src/pg/bloom_key_collation.o src/pg/bloom_module.o
 
 REGRESS = bloomfilter_type bloom_agg bloom_agg_contexts bloom_probe bloom_agg_state bloom_agg_parallel bad_input \

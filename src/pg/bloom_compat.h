@@ -116,6 +116,47 @@ typedef char bloom_b64_binary;
 #define bloom_rte_take_permissions(from, rte, to) ((void) (from), (void) (rte), (void) (to))
 #endif
 
+/*
+ * The role whose user mapping a foreign table in query's range table is
+ * read as (postgres_fdw's rule): the entry's checkAsUser (a view's owner),
+ * else the current user.  16 moved checkAsUser into RTEPermissionInfo.
+ */
+#if PG_VERSION_NUM >= 160000
+#define bloom_rte_user(query, rte) \
+	((rte)->perminfoindex != 0 && \
+	 OidIsValid(getRTEPermissionInfo((query)->rteperminfos, (rte))->checkAsUser) ? \
+	 getRTEPermissionInfo((query)->rteperminfos, (rte))->checkAsUser : GetUserId())
+#else
+#define bloom_rte_user(query, rte) \
+	((void) (query), OidIsValid((rte)->checkAsUser) ? (rte)->checkAsUser : GetUserId())
+#endif
+
+/*
+ * postgres_fdw's GetConnection (connection.c, exported), which 14 gave an
+ * out-argument for the connection's state.
+ */
+struct UserMapping;				/* foreign/foreign.h's */
+
+#if PG_VERSION_NUM >= 140000
+typedef void *(*bloom_fdw_get_connection_fn) (struct UserMapping *user, bool will_prep_stmt,
+											  void **state);
+#define bloom_fdw_get_connection(fn, user) ((fn) ((user), false, NULL))
+#else
+typedef void *(*bloom_fdw_get_connection_fn) (struct UserMapping *user, bool will_prep_stmt);
+#define bloom_fdw_get_connection(fn, user) ((fn) ((user), false))
+#endif
+
+/*
+ * A symbol of a loaded library, or NULL: 14 made load_external_function
+ * return void *, where 13 returned a PGFunction.
+ */
+#if PG_VERSION_NUM >= 140000
+#define bloom_library_symbol(file, name) load_external_function((file), (name), false, NULL)
+#else
+#define bloom_library_symbol(file, name) \
+	((void *) load_external_function((file), (name), false, NULL))
+#endif
+
 /* 14 numbers the aggregates of a query in Aggref; -1 until planned. */
 #if PG_VERSION_NUM >= 140000
 #define bloom_aggref_unnumbered(agg) ((agg)->aggno = -1, (agg)->aggtransno = -1)

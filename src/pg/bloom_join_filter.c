@@ -77,6 +77,7 @@ BLOOM_SERVER_HEADERS_BEGIN
 #include "utils/varlena.h"
 BLOOM_SERVER_HEADERS_END
 
+#include "bloom_fdw_encoding.h"
 #include "bloom_join_filter.h"
 #include "bloom_join_filter_cost.h"
 
@@ -1117,6 +1118,20 @@ restricted_build_side(JoinFilter *filter, BloomJoinSide whole, ParamListInfo par
 }
 
 /*
+ * Whether text keys may be filtered for the foreign table at rti: its
+ * server's database has this one's encoding, so that a key is the same
+ * bytes in the filter and at the remote probe (bloom_fdw_encoding.c).
+ */
+static bool
+remote_encoding_is_ours(Query *parse, Index rti)
+{
+	RangeTblEntry *rte = rt_fetch(rti, parse->rtable);
+
+	return bloom_fdw_same_encoding(GetForeignTable(rte->relid)->serverid,
+								   bloom_rte_user(parse, rte));
+}
+
+/*
  * Adds to parse, and to the queries in its FROM and WITH, the filters that
  * pay, the best one for each foreign table.
  */
@@ -1203,7 +1218,8 @@ add_join_filters(Query *parse, ParamListInfo params)
 				build = restricted_build_side(filter, build, params);
 			if (bloom_join_filter_pays(probe, build, rw.fdw_tuple_cost[rti],
 									   &filter->bits_per_key, &filter->pass) &&
-				(best == NULL || filter->pass < best->pass))
+				(best == NULL || filter->pass < best->pass) &&
+				(!OidIsValid(filter->collation) || remote_encoding_is_ours(parse, rti)))
 				best = filter;
 		}
 		if (best == NULL)

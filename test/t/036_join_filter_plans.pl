@@ -34,7 +34,10 @@
 #   4. every query answers as it does with the setting off (run as it
 #      stands: a query's subqueries in FROM and WITH get filters too);
 #   5. a statement timeout while the filter is built cancels the query, and
-#      the session and its remote connection go on working.
+#      the session and its remote connection go on working;
+#   6. text keys get a filter only from a remote database of the local
+#      encoding (a non-ASCII key is other bytes in another one), integers
+#      from any.
 use strict;
 use warnings;
 
@@ -338,5 +341,53 @@ my ($rc2, $out2, $err2) = $node->psql('postgres',
 	. "SELECT count(*) FROM events e JOIN vip v ON v.user_id = e.user_id", on_error_stop => 0);
 like($err2, qr/statement timeout/, 'timeout: cancelled again');
 like($out2, qr/^1000$/m, 'timeout: the same session then answers, through the same remote connection');
+
+# ---- 6. text keys and the remote database's encoding ---------------------------
+# A text key is its bytes in the database's encoding.  The join compares
+# rows postgres_fdw converted to the local encoding; a filter probed on a
+# remote database of another encoding would see other bytes for a
+# non-ASCII key, and drop rows that join.  chr(233) is é in either.
+$node->safe_psql('postgres', q{
+CREATE DATABASE enc_local ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
+CREATE DATABASE enc_latin1 ENCODING 'LATIN1' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;
+CREATE DATABASE enc_utf8 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C' TEMPLATE template0;});
+foreach my $db ('enc_latin1', 'enc_utf8')
+{
+	$node->safe_psql($db, q{
+CREATE EXTENSION bloomfilter;
+CREATE TABLE people (id integer, name text);
+INSERT INTO people SELECT g, CASE WHEN g <= 500 THEN chr(233) || g ELSE 'x' || g END
+	FROM generate_series(1, 100000) g;
+ANALYZE people;});
+}
+$node->safe_psql('enc_local', qq{
+CREATE EXTENSION bloomfilter;
+CREATE EXTENSION postgres_fdw;
+@{[ fdw_server_sql('latin1', $node, 'enc_latin1', "extensions 'bloomfilter'") ]}
+@{[ fdw_server_sql('utf8', $node, 'enc_utf8', "extensions 'bloomfilter'") ]}
+CREATE FOREIGN TABLE people_latin1 (id integer, name text) SERVER latin1 OPTIONS (table_name 'people');
+CREATE FOREIGN TABLE people_utf8 (id integer, name text) SERVER utf8 OPTIONS (table_name 'people');
+CREATE TABLE friends (id integer, name text);
+INSERT INTO friends SELECT g, chr(233) || g FROM generate_series(1, 500) g;
+ANALYZE friends; ANALYZE people_latin1; ANALYZE people_utf8;});
+foreach my $case (['utf8', 1], ['latin1', 0])
+{
+	my ($server, $want) = @$case;
+	my $sql = "SELECT count(*) FROM people_$server p JOIN friends f ON f.name = p.name";
+	my $plan = $node->safe_psql('enc_local', "$on EXPLAIN (VERBOSE, COSTS OFF) $sql");
+	if ($want)
+	{
+		ok(has_filter($plan), "text keys, a remote database of the local encoding: a filter") or diag($plan);
+	}
+	else
+	{
+		ok(!has_filter($plan), "text keys, a remote database of another encoding: no filter") or diag($plan);
+	}
+	is($node->safe_psql('enc_local', "$on $sql"), '500',
+		"text keys, remote server $server: every local key joins its remote row");
+}
+ok(has_filter($node->safe_psql('enc_local',
+			"$on EXPLAIN (VERBOSE, COSTS OFF) SELECT count(*) FROM people_latin1 p JOIN friends f ON f.id = p.id")),
+	'integer keys, a remote database of another encoding: a filter');
 
 done_testing();
