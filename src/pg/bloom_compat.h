@@ -157,6 +157,20 @@ typedef void *(*bloom_fdw_get_connection_fn) (struct UserMapping *user, bool wil
 	((void *) load_external_function((file), (name), false, NULL))
 #endif
 
+/*
+ * 18 gave a grouped query an RTE_GROUP entry, whose columns its output
+ * reads in place of the grouped expressions: the expression column attno
+ * of rte stands for, or NULL where rte is no such entry.
+ */
+#if PG_VERSION_NUM >= 180000
+#define bloom_rte_grouped_expr(rte, attno) \
+	((rte)->rtekind == RTE_GROUP && (attno) > 0 && \
+	 (attno) <= list_length((rte)->groupexprs) ? \
+	 (Node *) list_nth((rte)->groupexprs, (attno) - 1) : (Node *) NULL)
+#else
+#define bloom_rte_grouped_expr(rte, attno) ((void) (rte), (void) (attno), (Node *) NULL)
+#endif
+
 /* 14 numbers the aggregates of a query in Aggref; -1 until planned. */
 #if PG_VERSION_NUM >= 140000
 #define bloom_aggref_unnumbered(agg) ((agg)->aggno = -1, (agg)->aggtransno = -1)

@@ -707,12 +707,16 @@ column_source(Query *query, Node *column, Oid *relid, AttrNumber *attnum,
 			  bool *inh)
 {
 	RangeTblEntry *rte;
+	Node	   *grouped;
 
 	check_stack_depth();
 	column = strip_key_coercions(column);
 	if (!is_level0_column(column) || query->setOperations != NULL)
 		return false;
 	rte = rt_fetch(((Var *) column)->varno, query->rtable);
+	grouped = bloom_rte_grouped_expr(rte, ((Var *) column)->varattno);
+	if (grouped != NULL)
+		return column_source(query, grouped, relid, attnum, inh);
 	if (rte->rtekind == RTE_SUBQUERY && rte->subquery != NULL)
 	{
 		TargetEntry *tle = get_tle_by_resno(rte->subquery->targetList,
