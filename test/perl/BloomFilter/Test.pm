@@ -426,4 +426,21 @@ sub plan_scans_matching
 	return sort keys %found;
 }
 
+# ---- the planner's join filter and postgres_fdw's connection ------------------
+push @EXPORT, qw(fdw_connection_reachable);
+
+# fdw_connection_reachable(): whether the postgres_fdw of PG_CONFIG's
+# PostgreSQL exports GetConnection, through which the extension learns a
+# remote database's encoding (src/pg/bloom_fdw_encoding.c): where it does
+# not (built with hidden symbols, as Debian's 17 and later are), the
+# planner gives text keys no filter.  Read with nm, from binutils.
+sub fdw_connection_reachable
+{
+	my $pg_config = $ENV{PG_CONFIG} // 'pg_config';
+	chomp(my $libdir = `$pg_config --pkglibdir`);
+	my $symbols = `nm -D --defined-only '$libdir/postgres_fdw.so' 2>&1`;
+	die "cannot read the symbols of $libdir/postgres_fdw.so: $symbols" if $? != 0;
+	return $symbols =~ /\bT GetConnection$/m ? 1 : 0;
+}
+
 1;
