@@ -29,12 +29,16 @@
  *	  deterministic collation, bytea or uuid, compared by PostgreSQL's own
  *	  "=": for these bloom_agg and <~ give equal values equal key bytes
  *	  (bloom_key for several columns at once, and for character(n), whose
- *	  trailing spaces it drops as character(n)'s "=" ignores them);
+ *	  trailing spaces it drops as character(n)'s "=" ignores them); text
+ *	  and character(n) keys only where the remote database is known to
+ *	  have this one's encoding (bloom_fdw_encoding.c), as the remote
+ *	  probe hashes its own bytes;
  *	- the filter holds the keys of the other side's rows under only those
  *	  of its conditions that the query applies to every one of its rows,
  *	  and none that could give another answer when run again (volatile
- *	  functions, LIMIT, TABLESAMPLE, row locks); it may hold more keys
- *	  than the join needs, never fewer.
+ *	  functions, LIMIT, TABLESAMPLE, row locks) or when its rows come in
+ *	  another order (unrepeatable_walker); it may hold more keys than the
+ *	  join needs, never fewer.
  * NULL keys pass neither "=" nor <~.  A filter over no rows is NULL, and
  * drops every row, as the join does.
  *
