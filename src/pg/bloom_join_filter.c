@@ -748,15 +748,8 @@ build_column_source(Rewrite *rw, Var *column, Oid *relid, AttrNumber *attnum,
 {
 	RangeTblEntry *rte = rt_fetch(column->varno, rw->parse->rtable);
 
-	if (is_local_relation(rte))
-	{
-		*relid = rte->relid;
-		*attnum = column->varattno;
-		*inh = rte->inh;
-		return true;
-	}
-	if (rte->rtekind != RTE_SUBQUERY || rte->subquery == NULL || rte->lateral ||
-		!rereadable_subquery(rte->subquery))
+	if (rte->rtekind == RTE_SUBQUERY &&
+		(rte->subquery == NULL || rte->lateral || !rereadable_subquery(rte->subquery)))
 		return false;
 	return column_source(rw->parse, (Node *) column, relid, attnum, inh);
 }
