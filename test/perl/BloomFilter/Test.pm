@@ -30,21 +30,27 @@ sub bloom_root
 	return $ENV{BF_ROOT} // die "BF_ROOT is not set: run the tests through test/tap.sh";
 }
 
-# The server binaries the tests run: those of PG_CONFIG, else the first
-# on PATH.
+# pg_config_value(OPTION): what pg_config of the PostgreSQL the tests run
+# (PG_CONFIG, else the first on PATH) prints for OPTION, without its newline.
+sub pg_config_value
+{
+	my ($option) = @_;
+	my $pg_config = $ENV{PG_CONFIG} // 'pg_config';
+	my $value = `$pg_config $option`;
+	chomp $value;
+	return $value;
+}
+
+# The server binaries the tests run.
 sub pg_bindir
 {
-	my $pg_config = $ENV{PG_CONFIG} // 'pg_config';
-	my $dir = `$pg_config --bindir`;
-	chomp $dir;
-	return $dir;
+	return pg_config_value('--bindir');
 }
 
 # The major version of those binaries, as a number (13, 15, ..., 19).
 sub pg_major
 {
-	my $pg_config = $ENV{PG_CONFIG} // 'pg_config';
-	my $v = `$pg_config --version`;
+	my $v = pg_config_value('--version');
 	$v =~ /PostgreSQL (\d+)/ or die "cannot read the major from '$v'";
 	return $1 + 0;
 }
@@ -436,8 +442,7 @@ push @EXPORT, qw(fdw_connection_reachable);
 # planner gives text keys no filter.  Read with nm, from binutils.
 sub fdw_connection_reachable
 {
-	my $pg_config = $ENV{PG_CONFIG} // 'pg_config';
-	chomp(my $libdir = `$pg_config --pkglibdir`);
+	my $libdir = pg_config_value('--pkglibdir');
 	my $symbols = `nm -D --defined-only '$libdir/postgres_fdw.so' 2>&1`;
 	die "cannot read the symbols of $libdir/postgres_fdw.so: $symbols" if $? != 0;
 	return $symbols =~ /\bT GetConnection$/m ? 1 : 0;
