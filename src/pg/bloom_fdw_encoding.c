@@ -57,15 +57,21 @@ look_up_functions(void)
 }
 
 bool
+bloom_fdw_encoding_knowable(void)
+{
+	if (!looked_up)
+		look_up_functions();
+	return get_connection != NULL && release_connection != NULL && parameter_status != NULL;
+}
+
+bool
 bloom_fdw_same_encoding(Oid serverid, Oid userid)
 {
 	void	   *conn;
 	const char *encoding;
 	bool		same;
 
-	if (!looked_up)
-		look_up_functions();
-	if (get_connection == NULL || release_connection == NULL || parameter_status == NULL)
+	if (!bloom_fdw_encoding_knowable())
 		return false;
 	conn = bloom_fdw_get_connection(get_connection, GetUserMapping(userid, serverid));
 	encoding = parameter_status(conn, "server_encoding");

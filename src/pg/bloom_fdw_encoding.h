@@ -18,6 +18,13 @@ BLOOM_BEGIN_PRIVATE
  */
 extern bool bloom_fdw_same_encoding(Oid serverid, Oid userid);
 
+/*
+ * False when bloom_fdw_same_encoding can only answer false: this
+ * postgres_fdw exports no way to its connections (17 and later hide them),
+ * so a text key's filter need not be weighed at all.
+ */
+extern bool bloom_fdw_encoding_knowable(void);
+
 BLOOM_END_PRIVATE
 
 #endif							/* BLOOM_FDW_ENCODING_H */

@@ -1208,6 +1208,9 @@ add_join_filters(Query *parse, ParamListInfo params)
 
 			if (filter->probe_rti != rti)
 				continue;
+			/* where the remote encoding cannot be learnt, text keys get none */
+			if (OidIsValid(filter->collation) && !bloom_fdw_encoding_knowable())
+				continue;
 			probe_attnums = NIL;
 			foreach(lk, filter->probe_keys)
 				probe_attnums = lappend_int(probe_attnums, ((Var *) lfirst(lk))->varattno);
