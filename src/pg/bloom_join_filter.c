@@ -570,45 +570,57 @@ repeatable_query(Query *query)
 }
 
 /*
- * Whether a query reads a WITH query of a level above it: *depth is the
- * level being walked, from the query at 0.  The filter's own query is a
- * subquery of another level, where such a reference would not resolve.
+ * Whether a query refers to a level above it (a column, an aggregate or
+ * a WITH query of an outer query): *depth is the level being walked, from
+ * the query at 0.  The filter's own query puts the subquery one level
+ * deeper, where such a reference would name another level (a subquery in
+ * FROM of a LATERAL subquery may read the query two levels up).
  */
 static bool
-reads_outer_cte_walker(Node *node, void *depth)
+reads_outer_level_walker(Node *node, void *depth)
 {
+	int			level = *(int *) depth;
 	bool		found;
 
 	if (node == NULL)
 		return false;
+	if (IsA(node, Var))
+		return (int) ((Var *) node)->varlevelsup > level;
+	if (IsA(node, PlaceHolderVar))
+		return (int) ((PlaceHolderVar *) node)->phlevelsup > level;
+	if (IsA(node, Aggref) && (int) ((Aggref *) node)->agglevelsup > level)
+		return true;
+	if (IsA(node, GroupingFunc) && (int) ((GroupingFunc *) node)->agglevelsup > level)
+		return true;
 	if (IsA(node, RangeTblEntry))
 		return ((RangeTblEntry *) node)->rtekind == RTE_CTE &&
-			(int) ((RangeTblEntry *) node)->ctelevelsup > *(int *) depth;
+			(int) ((RangeTblEntry *) node)->ctelevelsup > level;
 	if (IsA(node, Query))
 	{
 		(*(int *) depth)++;
-		found = query_tree_walker((Query *) node, reads_outer_cte_walker, depth,
+		found = query_tree_walker((Query *) node, reads_outer_level_walker, depth,
 								  QTW_EXAMINE_RTES_BEFORE);
 		(*(int *) depth)--;
 		return found;
 	}
-	return expression_tree_walker(node, reads_outer_cte_walker, depth);
+	return expression_tree_walker(node, reads_outer_level_walker, depth);
 }
 
 /*
  * Whether a subquery of the query (in FROM, or IN's) may be read again, as
  * it stands, in the filter's own query: it refers to nothing outside it
- * (no column, no WITH query), gives the same rows when run again and
- * reads no foreign table (which running it again would fetch again).
+ * (no column or WITH query of any level above), gives the same rows when
+ * run again and reads no foreign table (which running it again would
+ * fetch again).
  */
 static bool
 rereadable_subquery(Query *sub)
 {
 	int			depth = -1;
 
-	return !contain_vars_of_level((Node *) sub, 1) && repeatable_query(sub) &&
+	return repeatable_query(sub) &&
 		!reads_foreign_table_walker((Node *) sub, NULL) &&
-		!reads_outer_cte_walker((Node *) sub, &depth);
+		!reads_outer_level_walker((Node *) sub, &depth);
 }
 
 /* The filter for the pair (probe_rti, build), or a new one. */
