@@ -685,8 +685,9 @@ relation_query(Rewrite *rw, Index rti)
 	ListCell   *lc;
 
 	bloom_rte_take_permissions(rw->parse, rte, query);
-	/* row-level security's conditions on the relation come along */
+	/* row-level security's conditions on the relation come along, subqueries too */
 	ChangeVarNodes((Node *) rte->securityQuals, rti, 1, 0);
+	query->hasSubLinks = checkExprHasSubLink((Node *) rte->securityQuals);
 	foreach(lc, rw->conjuncts)
 	{
 		Node	   *clause = (Node *) lfirst(lc);
@@ -751,8 +752,10 @@ column_source(Query *query, Node *column, Oid *relid, AttrNumber *attnum,
 
 /*
  * Whether the other side's key column may fill a filter, and where it
- * comes from, for its statistics: a column of a local table, or a plain
- * output column of a subquery in FROM (a view) that may be read again.
+ * comes from, for its statistics: a column of a local table whose
+ * row-level security keeps the same rows when run again (not a policy
+ * calling a volatile function), or a plain output column of a subquery in
+ * FROM (a view) that may be read again.
  */
 static bool
 build_column_source(Rewrite *rw, Var *column, Oid *relid, AttrNumber *attnum,
@@ -762,6 +765,9 @@ build_column_source(Rewrite *rw, Var *column, Oid *relid, AttrNumber *attnum,
 
 	if (rte->rtekind == RTE_SUBQUERY &&
 		(rte->subquery == NULL || rte->lateral || !rereadable_subquery(rte->subquery)))
+		return false;
+	if (unrepeatable_walker((Node *) rte->securityQuals, NULL) ||
+		contain_volatile_functions((Node *) rte->securityQuals))
 		return false;
 	return column_source(rw->parse, (Node *) column, relid, attnum, inh);
 }
@@ -969,7 +975,8 @@ find_exists_filter(Rewrite *rw, SubLink *sublink)
 	build->hasDistinctOn = false;
 	build->sortClause = NIL;
 	build->windowClause = NIL;
-	build->hasSubLinks = false;	/* kept has none */
+	/* kept has none; row-level security's conditions on the relation may */
+	build->hasSubLinks = checkExprHasSubLink((Node *) rte->securityQuals);
 }
 
 /*

@@ -30,8 +30,9 @@
 #      key), where the remote side is small, where the local side (under
 #      its conditions) holds most remote keys, or with the setting off;
 #   3. under row-level security the filter's input is what the role may
-#      see, and a volatile condition on the local side stays out of it (the
-#      filter may hold more keys, never other ones);
+#      see (a policy's subquery comes along; a volatile policy keeps the
+#      filter away), and a volatile condition on the local side stays out
+#      of it (the filter may hold more keys, never other ones);
 #   4. every query answers as it does with the setting off (run as it
 #      stands: a query's subqueries in FROM and WITH get filters too);
 #   5. a statement timeout while the filter is built cancels the query, and
@@ -347,6 +348,43 @@ is($rls_answer, answer_with("$off SET ROLE alice;", $rls),
 isnt($rls_answer, answer_with($on, $rls), 'row-level security: the policy changes the answer');
 $node->safe_psql('postgres', 'ALTER TABLE vip DISABLE ROW LEVEL SECURITY');
 
+# A policy reading another table (a subquery) is read with the filter's
+# input; a volatile one would keep other rows there than in the join, and
+# keeps the filter away.
+$node->safe_psql('postgres', q{
+CREATE TABLE vip_rls AS SELECT * FROM vip;
+CREATE TABLE allowed_regions (region smallint);
+INSERT INTO allowed_regions VALUES (1), (2);
+ANALYZE vip_rls; ANALYZE allowed_regions;
+CREATE SEQUENCE rls_calls;
+GRANT SELECT ON vip_rls, allowed_regions TO alice;
+GRANT USAGE ON SEQUENCE rls_calls TO alice;
+ALTER TABLE vip_rls ENABLE ROW LEVEL SECURITY;
+CREATE POLICY by_region ON vip_rls FOR SELECT TO alice
+	USING (region IN (SELECT region FROM allowed_regions));});
+my $alice_on = "$on SET ROLE alice;";
+my $alice_off = "$off SET ROLE alice;";
+foreach my $case (['JOIN', 'SELECT count(*), sum(e.id) FROM events e JOIN vip_rls v ON v.user_id = e.user_id'],
+	['EXISTS', 'SELECT count(*) FROM events e WHERE EXISTS (SELECT 1 FROM vip_rls v WHERE v.user_id = e.user_id)'])
+{
+	my ($kind, $sql) = @$case;
+	my $answer = eval {
+		my $plan = plan_with($alice_on, $sql);
+		ok(has_filter($plan) && $plan =~ /InitPlan.*SubPlan.*allowed_regions.*Foreign Scan/s,
+			"a policy with a subquery, $kind: the filter's input is under it") or diag($plan);
+		answer_with($alice_on, $sql);
+	};
+	is($answer, answer_with($alice_off, $sql),
+		"a policy with a subquery, $kind: the answer of the setting off") or diag($@);
+}
+$node->safe_psql('postgres', q{
+ALTER POLICY by_region ON vip_rls USING (nextval('rls_calls') % 3 = 0);});
+my $restart = q{DO $$BEGIN PERFORM setval('rls_calls', 1); END$$;};
+my $volatile_policy = 'SELECT count(*), sum(e.id) FROM events e JOIN vip_rls v ON v.user_id = e.user_id';
+ok(!has_filter(plan_with($alice_on, $volatile_policy)), 'a volatile policy: no filter');
+my $volatile_answer = answer_with("$restart $alice_on", $volatile_policy);
+is($volatile_answer, answer_with("$restart $alice_off", $volatile_policy),
+	"a volatile policy: the answer of the setting off ($volatile_answer)");
 
 # ---- 3. a volatile condition stays out of the filter ------------------------
 my $plan = plan_with($on,
