@@ -441,7 +441,11 @@ equal_means_same(Oid type, Oid collation)
 	}
 }
 
-/* Whether every output column of a set operation that removes duplicates is such a type. */
+/*
+ * Whether every output column of a set operation that matches rows is such
+ * a type: all but UNION ALL do, INTERSECT ALL and EXCEPT ALL too (each
+ * row they return is the first of its equal rows).
+ */
 static bool
 set_operation_keeps_same(Node *node)
 {
@@ -452,7 +456,7 @@ set_operation_keeps_same(Node *node)
 	if (node == NULL || !IsA(node, SetOperationStmt))
 		return true;			/* a RangeTblRef: a branch */
 	op = (SetOperationStmt *) node;
-	if (!op->all)
+	if (!op->all || op->op != SETOP_UNION)
 		forboth(lt, op->colTypes, lc, op->colCollations)
 		{
 			if (!equal_means_same(lfirst_oid(lt), lfirst_oid(lc)))

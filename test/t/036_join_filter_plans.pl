@@ -25,7 +25,7 @@
 #      name), for a subquery whose rows depend
 #      on the order they come in, which may differ when it runs again (row
 #      numbers, DISTINCT ON, string_agg, a grouping or UNION of numeric
-#      values, where 1.0 = 1.00), for a foreign
+#      values, where 1.0 = 1.00, or an INTERSECT ALL of them), for a foreign
 #      table never analyzed, where every remote row matches (a foreign
 #      key), where the remote side is small, where the local side (under
 #      its conditions) holds most remote keys, or with the setting off;
@@ -287,6 +287,12 @@ check_query('a subquery in FROM grouping numeric values',
 check_query('an IN subquery over a UNION of numeric values',
 	'SELECT count(*) FROM events e WHERE e.user_id IN (SELECT v.user_id FROM vip v WHERE v.user_id IN '
 	  . '(SELECT user_id FROM (SELECT user_id, region::numeric AS r FROM vip UNION SELECT user_id, 1.0 FROM vip) u '
+	  . 'WHERE r::text = \'1\'))', 0);
+# INTERSECT ALL and EXCEPT ALL match rows as UNION does: each row they
+# return is the first of its equal rows, 1 or 1.0.
+check_query('an IN subquery over an INTERSECT ALL of numeric values',
+	'SELECT count(*) FROM events e WHERE e.user_id IN (SELECT v.user_id FROM vip v WHERE v.user_id IN '
+	  . '(SELECT user_id FROM (SELECT user_id, region::numeric AS r FROM vip INTERSECT ALL SELECT user_id, 1.0 FROM vip) u '
 	  . 'WHERE r::text = \'1\'))', 0);
 check_query('a subquery in FROM reading a foreign table',
 	'SELECT count(*) FROM events e JOIN (SELECT v.user_id FROM vip v JOIN small USING (user_id)) s ON s.user_id = e.user_id', 0);
