@@ -37,8 +37,9 @@
  *	  of its conditions that the query applies to every one of its rows,
  *	  and none that could give another answer when run again (volatile
  *	  functions, LIMIT, TABLESAMPLE, row locks) or when its rows come in
- *	  another order (unrepeatable_walker); it may hold more keys than the
- *	  join needs, never fewer.
+ *	  another order (unrepeatable_walker), and none that may fail on a row
+ *	  the join never reads (may_fail_on_row_walker); it may hold more keys
+ *	  than the join needs, never fewer.
  * NULL keys pass neither "=" nor <~.  A filter over no rows is NULL, and
  * drops every row, as the join does.
  *
@@ -399,11 +400,107 @@ reads_other_relations_walker(Node *node, void *rti)
 	return expression_tree_walker(node, reads_other_relations_walker, rti);
 }
 
+/*
+ * Whether an expression reads a column, of any level, or the value a CASE
+ * or an array coercion tests (which may be one).
+ */
+static bool
+reads_column_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) || IsA(node, CaseTestExpr))
+		return true;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, reads_column_walker, context, 0);
+	return expression_tree_walker(node, reads_column_walker, context);
+}
+
+static bool
+not_leakproof(Oid func, void *context)
+{
+	(void) context;
+	return !get_func_leakproof(func);
+}
+
+/*
+ * Whether an expression (or a query, at any level) may fail on some row:
+ * a function or operator that PostgreSQL does not know to be leakproof
+ * (division, a cast from text, which raise errors on some values) applied
+ * to a column, a domain's check, or a node not known to be safe.  The
+ * filter's input reads rows the join may never read: the join reads the
+ * other side under conditions it derives from the foreign side's (e.k =
+ * 5 gives v.k = 5, checked first), and a condition left out of the filter
+ * only makes it hold more keys, where failing there would fail the query.
+ */
+static bool
+may_fail_on_row_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	switch (nodeTag(node))
+	{
+		case T_Query:
+			return query_tree_walker((Query *) node, may_fail_on_row_walker, context,
+									 QTW_IGNORE_JOINALIASES);
+		case T_FuncExpr:
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+		case T_ScalarArrayOpExpr:
+		case T_CoerceViaIO:
+		case T_ArrayCoerceExpr:
+		case T_RowCompareExpr:
+			if (check_functions_in_node(node, not_leakproof, NULL) &&
+				reads_column_walker(node, NULL))
+				return true;
+			break;
+		case T_CoerceToDomain:
+			if (reads_column_walker(node, NULL))
+				return true;
+			break;
+		case T_Aggref:
+			/* count, min, max, and sums of integers (order_free_aggregate) */
+		case T_Var:
+		case T_Const:
+		case T_Param:
+		case T_GroupingFunc:
+		case T_BoolExpr:
+		case T_RelabelType:
+		case T_CollateExpr:
+		case T_CaseExpr:
+		case T_CaseWhen:
+		case T_CaseTestExpr:
+		case T_NullTest:
+		case T_BooleanTest:
+		case T_CoalesceExpr:
+		case T_MinMaxExpr:
+		case T_RowExpr:
+		case T_ArrayExpr:
+		case T_SQLValueFunction:
+		case T_SubLink:
+		case T_CommonTableExpr:
+		case T_List:
+		case T_TargetEntry:
+		case T_FromExpr:
+		case T_JoinExpr:
+		case T_RangeTblRef:
+		case T_RangeTblFunction:
+		case T_SetOperationStmt:
+		case T_SortGroupClause:
+			break;
+		default:
+			return true;
+	}
+	return expression_tree_walker(node, may_fail_on_row_walker, context);
+}
+
 static bool
 repeatable_condition_of(Node *clause, Index rti)
 {
 	return !reads_other_relations_walker(clause, &rti) &&
-		!contain_volatile_functions(clause);
+		!contain_volatile_functions(clause) &&
+		!may_fail_on_row_walker(clause, NULL);
 }
 
 /*
@@ -623,6 +720,7 @@ rereadable_subquery(Query *sub)
 	int			depth = -1;
 
 	return repeatable_query(sub) &&
+		!may_fail_on_row_walker((Node *) sub, NULL) &&
 		!reads_foreign_table_walker((Node *) sub, NULL) &&
 		!reads_outer_level_walker((Node *) sub, &depth);
 }
@@ -757,9 +855,10 @@ column_source(Query *query, Node *column, Oid *relid, AttrNumber *attnum,
 /*
  * Whether the other side's key column may fill a filter, and where it
  * comes from, for its statistics: a column of a local table whose
- * row-level security keeps the same rows when run again (not a policy
- * calling a volatile function), or a plain output column of a subquery in
- * FROM (a view) that may be read again.
+ * row-level security keeps the same rows when run again and cannot fail
+ * on a row (not a policy calling a volatile function, or dividing by a
+ * column), or a plain output column of a subquery in FROM (a view) that
+ * may be read again.
  */
 static bool
 build_column_source(Rewrite *rw, Var *column, Oid *relid, AttrNumber *attnum,
@@ -771,7 +870,8 @@ build_column_source(Rewrite *rw, Var *column, Oid *relid, AttrNumber *attnum,
 		(rte->subquery == NULL || rte->lateral || !rereadable_subquery(rte->subquery)))
 		return false;
 	if (unrepeatable_walker((Node *) rte->securityQuals, NULL) ||
-		contain_volatile_functions((Node *) rte->securityQuals))
+		contain_volatile_functions((Node *) rte->securityQuals) ||
+		may_fail_on_row_walker((Node *) rte->securityQuals, NULL))
 		return false;
 	return column_source(rw->parse, (Node *) column, relid, attnum, inh);
 }
@@ -927,7 +1027,7 @@ find_exists_filter(Rewrite *rw, SubLink *sublink)
 		return;
 	ref = (RangeTblRef *) linitial(sub->jointree->fromlist);
 	rte = rt_fetch(ref->rtindex, sub->rtable);
-	if (!is_local_relation(rte))
+	if (!is_local_relation(rte) || may_fail_on_row_walker((Node *) rte->securityQuals, NULL))
 		return;
 
 	build = copyObject(sub);
