@@ -171,6 +171,21 @@ typedef void *(*bloom_fdw_get_connection_fn) (struct UserMapping *user, bool wil
 #define bloom_rte_grouped_expr(rte, attno) ((void) (rte), (void) (attno), (Node *) NULL)
 #endif
 
+/*
+ * 18's virtual generated columns are computed from the row where they are
+ * read; the stored kind and every column before 18 hold their values.
+ * (Callers include utils/lsyscache.h, utils/rel.h and catalog/pg_attribute.h.)
+ */
+#if PG_VERSION_NUM >= 180000
+#define bloom_column_is_virtual(relid, attnum) \
+	(get_attgenerated((relid), (attnum)) == ATTRIBUTE_GENERATED_VIRTUAL)
+#define bloom_relation_has_virtual_column(rel) \
+	((rel)->rd_att->constr != NULL && (rel)->rd_att->constr->has_generated_virtual)
+#else
+#define bloom_column_is_virtual(relid, attnum) ((void) (relid), (void) (attnum), false)
+#define bloom_relation_has_virtual_column(rel) ((void) (rel), false)
+#endif
+
 /* 14 numbers the aggregates of a query in Aggref; -1 until planned. */
 #if PG_VERSION_NUM >= 140000
 #define bloom_aggref_unnumbered(agg) ((agg)->aggno = -1, (agg)->aggtransno = -1)

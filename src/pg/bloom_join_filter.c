@@ -38,8 +38,9 @@
  *	  and none that could give another answer when run again (volatile
  *	  functions, LIMIT, TABLESAMPLE, row locks) or when its rows come in
  *	  another order (unrepeatable_walker), and none that may fail on a row
- *	  the join never reads (may_fail_on_row_walker); it may hold more keys
- *	  than the join needs, never fewer.
+ *	  the join never reads (may_fail_on_row_walker, which counts 18's
+ *	  virtual generated columns as their expressions may); it may hold
+ *	  more keys than the join needs, never fewer.
  * NULL keys pass neither "=" nor <~.  A filter over no rows is NULL, and
  * drops every row, as the join does.
  *
@@ -56,6 +57,7 @@ BLOOM_SERVER_HEADERS_BEGIN
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_attribute.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_extension.h"
@@ -423,6 +425,66 @@ not_leakproof(Oid func, void *context)
 	return !get_func_leakproof(func);
 }
 
+static bool may_fail_on_row_walker(Node *node, void *levels);
+
+/*
+ * Whether relid has a column computed where it is read.  The query being
+ * planned holds a lock on it.
+ */
+static bool
+has_virtual_column(Oid relid)
+{
+	Relation	rel = RelationIdGetRelation(relid);
+	bool		found;
+
+	if (!RelationIsValid(rel))
+		return true;
+	found = bloom_relation_has_virtual_column(rel);
+	RelationClose(rel);
+	return found;
+}
+
+/*
+ * Whether a column read may fail on a row: one computed where it is read
+ * (18's virtual generated column, which divides as its expression does,
+ * though it reads as a plain column), a whole row holding one, or a join's
+ * column made of such.  levels: the queries the walk is in, innermost
+ * first; a column of a level it cannot see may be anything.
+ */
+static bool
+column_may_fail(Var *var, List *levels)
+{
+	Query	   *query;
+	RangeTblEntry *rte;
+
+	if ((int) var->varlevelsup >= list_length(levels))
+		return true;
+	query = (Query *) list_nth(levels, var->varlevelsup);
+	if ((int) var->varno < 1 || (int) var->varno > list_length(query->rtable))
+		return true;
+	rte = rt_fetch(var->varno, query->rtable);
+	if (rte->rtekind == RTE_RELATION)
+		return var->varattno == 0 ? has_virtual_column(rte->relid) :
+			var->varattno > 0 && bloom_column_is_virtual(rte->relid, var->varattno);
+	if (rte->rtekind == RTE_JOIN)
+	{
+		List	   *join_levels;
+		bool		found;
+
+		if (var->varattno <= 0 || var->varattno > list_length(rte->joinaliasvars))
+			return true;		/* a join's whole row: read column by column */
+		/* the alias is an expression of the join's own level */
+		join_levels = list_copy_tail(levels, var->varlevelsup);
+		found = may_fail_on_row_walker((Node *) list_nth(rte->joinaliasvars,
+														  var->varattno - 1),
+									   &join_levels);
+		list_free(join_levels);
+		return found;
+	}
+	/* a subquery's, a WITH query's or a function's: walked where it is made */
+	return false;
+}
+
 /*
  * Whether an expression (or a query, at any level) may fail on some row:
  * a function or operator that PostgreSQL does not know to be leakproof
@@ -434,15 +496,25 @@ not_leakproof(Oid func, void *context)
  * only makes it hold more keys, where failing there would fail the query.
  */
 static bool
-may_fail_on_row_walker(Node *node, void *context)
+may_fail_on_row_walker(Node *node, void *levels)
 {
+	List	  **stack = (List **) levels;
+	bool		found;
+
 	if (node == NULL)
 		return false;
 	switch (nodeTag(node))
 	{
 		case T_Query:
-			return query_tree_walker((Query *) node, may_fail_on_row_walker, context,
-									 QTW_IGNORE_JOINALIASES);
+			*stack = lcons(node, *stack);
+			found = query_tree_walker((Query *) node, may_fail_on_row_walker, levels,
+									  QTW_IGNORE_JOINALIASES);
+			*stack = list_delete_first(*stack);
+			return found;
+		case T_Var:
+			if (column_may_fail((Var *) node, *stack))
+				return true;
+			break;
 		case T_FuncExpr:
 		case T_OpExpr:
 		case T_DistinctExpr:
@@ -461,7 +533,6 @@ may_fail_on_row_walker(Node *node, void *context)
 			break;
 		case T_Aggref:
 			/* count, min, max, and sums of integers (order_free_aggregate) */
-		case T_Var:
 		case T_Const:
 		case T_Param:
 		case T_GroupingFunc:
@@ -492,15 +563,27 @@ may_fail_on_row_walker(Node *node, void *context)
 		default:
 			return true;
 	}
-	return expression_tree_walker(node, may_fail_on_row_walker, context);
+	return expression_tree_walker(node, may_fail_on_row_walker, levels);
 }
 
+/* may_fail_on_row_walker of an expression of query (NULL: node is a Query). */
 static bool
-repeatable_condition_of(Node *clause, Index rti)
+may_fail_on_row(Node *node, Query *query)
+{
+	List	   *levels = query != NULL ? list_make1(query) : NIL;
+	bool		found = may_fail_on_row_walker(node, &levels);
+
+	list_free(levels);
+	return found;
+}
+
+/* Whether a condition of query on the relation at rti may fill a filter. */
+static bool
+repeatable_condition_of(Query *query, Node *clause, Index rti)
 {
 	return !reads_other_relations_walker(clause, &rti) &&
 		!contain_volatile_functions(clause) &&
-		!may_fail_on_row_walker(clause, NULL);
+		!may_fail_on_row(clause, query);
 }
 
 /*
@@ -720,7 +803,7 @@ rereadable_subquery(Query *sub)
 	int			depth = -1;
 
 	return repeatable_query(sub) &&
-		!may_fail_on_row_walker((Node *) sub, NULL) &&
+		!may_fail_on_row((Node *) sub, NULL) &&
 		!reads_foreign_table_walker((Node *) sub, NULL) &&
 		!reads_outer_level_walker((Node *) sub, &depth);
 }
@@ -794,7 +877,7 @@ relation_query(Rewrite *rw, Index rti)
 	{
 		Node	   *clause = (Node *) lfirst(lc);
 
-		if (repeatable_condition_of(clause, rti))
+		if (repeatable_condition_of(rw->parse, clause, rti))
 		{
 			clause = copyObject(clause);
 			ChangeVarNodes(clause, rti, 1, 0);
@@ -844,7 +927,9 @@ column_source(Query *query, Node *column, Oid *relid, AttrNumber *attnum,
 		return tle != NULL && !tle->resjunk &&
 			column_source(rte->subquery, (Node *) tle->expr, relid, attnum, inh);
 	}
-	if (!is_local_relation(rte))
+	/* a column computed where it is read may fail on a row the join skips */
+	if (!is_local_relation(rte) ||
+		bloom_column_is_virtual(rte->relid, ((Var *) column)->varattno))
 		return false;
 	*relid = rte->relid;
 	*attnum = ((Var *) column)->varattno;
@@ -871,7 +956,7 @@ build_column_source(Rewrite *rw, Var *column, Oid *relid, AttrNumber *attnum,
 		return false;
 	if (unrepeatable_walker((Node *) rte->securityQuals, NULL) ||
 		contain_volatile_functions((Node *) rte->securityQuals) ||
-		may_fail_on_row_walker((Node *) rte->securityQuals, NULL))
+		may_fail_on_row((Node *) rte->securityQuals, rw->parse))
 		return false;
 	return column_source(rw->parse, (Node *) column, relid, attnum, inh);
 }
@@ -1027,7 +1112,7 @@ find_exists_filter(Rewrite *rw, SubLink *sublink)
 		return;
 	ref = (RangeTblRef *) linitial(sub->jointree->fromlist);
 	rte = rt_fetch(ref->rtindex, sub->rtable);
-	if (!is_local_relation(rte) || may_fail_on_row_walker((Node *) rte->securityQuals, NULL))
+	if (!is_local_relation(rte) || may_fail_on_row((Node *) rte->securityQuals, sub))
 		return;
 
 	build = copyObject(sub);
@@ -1051,6 +1136,7 @@ find_exists_filter(Rewrite *rw, SubLink *sublink)
 			inner = side == 0 ? left : right;
 			outer = side == 0 ? right : left;
 			if (!is_level0_column(inner) || (Index) ((Var *) inner)->varno != (Index) ref->rtindex ||
+				bloom_column_is_virtual(rte->relid, ((Var *) inner)->varattno) ||
 				!IsA(outer, Var) || ((Var *) outer)->varlevelsup != 1 ||
 				((Var *) outer)->varattno <= 0 ||
 				!list_member_int(rw->inner_rtis, ((Var *) outer)->varno) ||
@@ -1069,7 +1155,7 @@ find_exists_filter(Rewrite *rw, SubLink *sublink)
 			add_key(filter, (Node *) probe, inner, collation, ((Var *) inner)->varattno);
 			used = true;
 		}
-		if (!used && repeatable_condition_of(clause, ref->rtindex))
+		if (!used && repeatable_condition_of(build, clause, ref->rtindex))
 			kept = lappend(kept, clause);
 	}
 	if (filter == NULL)
