@@ -746,11 +746,11 @@ reads_foreign_table_walker(Node *node, void *context)
 	return expression_tree_walker(node, reads_foreign_table_walker, context);
 }
 
+/* Whether a query, or conditions of one, give the same rows when run again. */
 static bool
-repeatable_query(Query *query)
+repeatable(Node *node)
 {
-	return !unrepeatable_walker((Node *) query, NULL) &&
-		!contain_volatile_functions((Node *) query);
+	return !unrepeatable_walker(node, NULL) && !contain_volatile_functions(node);
 }
 
 /*
@@ -802,7 +802,7 @@ rereadable_subquery(Query *sub)
 {
 	int			depth = -1;
 
-	return repeatable_query(sub) &&
+	return repeatable((Node *) sub) &&
 		!may_fail_on_row((Node *) sub, NULL) &&
 		!reads_foreign_table_walker((Node *) sub, NULL) &&
 		!reads_outer_level_walker((Node *) sub, &depth);
@@ -938,6 +938,18 @@ column_source(Query *query, Node *column, Oid *relid, AttrNumber *attnum,
 }
 
 /*
+ * Whether the row-level security conditions on rte, an entry of query,
+ * may come along into the filter's input: they keep the same rows when
+ * run again and cannot fail on a row the join never reads.
+ */
+static bool
+policies_may_come_along(RangeTblEntry *rte, Query *query)
+{
+	return repeatable((Node *) rte->securityQuals) &&
+		!may_fail_on_row((Node *) rte->securityQuals, query);
+}
+
+/*
  * Whether the other side's key column may fill a filter, and where it
  * comes from, for its statistics: a column of a local table whose
  * row-level security keeps the same rows when run again and cannot fail
@@ -954,9 +966,7 @@ build_column_source(Rewrite *rw, Var *column, Oid *relid, AttrNumber *attnum,
 	if (rte->rtekind == RTE_SUBQUERY &&
 		(rte->subquery == NULL || rte->lateral || !rereadable_subquery(rte->subquery)))
 		return false;
-	if (unrepeatable_walker((Node *) rte->securityQuals, NULL) ||
-		contain_volatile_functions((Node *) rte->securityQuals) ||
-		may_fail_on_row((Node *) rte->securityQuals, rw->parse))
+	if (!policies_may_come_along(rte, rw->parse))
 		return false;
 	return column_source(rw->parse, (Node *) column, relid, attnum, inh);
 }
@@ -1106,13 +1116,13 @@ find_exists_filter(Rewrite *rw, SubLink *sublink)
 		sub->setOperations != NULL || sub->groupClause != NIL ||
 		sub->groupingSets != NIL || sub->havingQual != NULL || sub->hasAggs ||
 		sub->hasWindowFuncs || sub->hasTargetSRFs || sub->cteList != NIL ||
-		!repeatable_query(sub) || sub->jointree == NULL ||
+		!repeatable((Node *) sub) || sub->jointree == NULL ||
 		list_length(sub->jointree->fromlist) != 1 ||
 		!IsA(linitial(sub->jointree->fromlist), RangeTblRef))
 		return;
 	ref = (RangeTblRef *) linitial(sub->jointree->fromlist);
 	rte = rt_fetch(ref->rtindex, sub->rtable);
-	if (!is_local_relation(rte) || may_fail_on_row((Node *) rte->securityQuals, sub))
+	if (!is_local_relation(rte) || !policies_may_come_along(rte, sub))
 		return;
 
 	build = copyObject(sub);
